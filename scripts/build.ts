@@ -1,0 +1,20 @@
+// Builds everything derived from the contract into the places it is committed:
+//   openapi/common/error-examples.yaml   (from the error-code table)
+//   generated/openapi.yaml, generated/openapi.json   (the bundled document)
+// The drift test (test/contract/generated.test.ts) rebuilds in memory and compares.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { buildErrorExamples } from "./build-error-examples.ts";
+import { bundleContract, toJson, toYaml } from "./lib/bundle.ts";
+import { outputs, sources } from "./lib/paths.ts";
+
+function write(path: string, text: string) {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+  console.log(`wrote ${path.replace(process.cwd() + "/", "")}`);
+}
+
+write(sources.errorExamples, buildErrorExamples());
+const doc = await bundleContract();
+write(outputs.bundleYaml, toYaml(doc));
+write(outputs.bundleJson, toJson(doc));
