@@ -16,4 +16,5 @@ export const sources = {
 export const outputs = {
   bundleYaml: at("generated/openapi.yaml"),
   bundleJson: at("generated/openapi.json"),
+  types: at("generated/types.ts"),
 };
