@@ -845,7 +845,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    clientIdMetadataDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Client ID metadata document (served by the application)
+         * @description The preferred way to get a `client_id`: the application publishes this JSON document at an https address and uses that address as its `client_id`. The server downloads, validates and caches it on first use. Address rules: https only; no fragment, no userinfo, no `.` or `..` segments; the host must resolve to a public address (internal and loopback refused). The answer must come directly with 200 (redirects are not followed); size and download time are limited; the body is a JSON object without `client_secret` or `client_secret_expires_at`, and every URL field is https. Caching follows `Cache-Control: max-age` or `Expires` within a lower and an upper bound; an edit takes effect when the cache expires.
+         */
+        get: operations["fetchClientMetadataDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -1865,6 +1886,30 @@ export interface components {
             client_secret?: never;
             registration_access_token?: never;
         };
+        /**
+         * ClientMetadataDocument
+         * @description A client ID metadata document: the JSON object an application publishes at the https address it uses as `client_id`. Served over https only, answered directly with 200 (no redirects followed), every URL field https; size, download time and caching are bounded. `client_uri`, `logo_uri`, `policy_uri`, `tos_uri` and `contacts` are accepted but not shown on the consent screen.
+         */
+        ClientMetadataDocument: {
+            /** @description The address of the document itself, byte for byte the address it was fetched from. */
+            client_id: components["schemas"]["HttpsUrl"];
+            redirect_uris: components["schemas"]["RedirectUri"][];
+            /** @description Shown on the consent screen; without it the client_id is shown. */
+            client_name?: string;
+            grant_types?: components["schemas"]["GrantTypes"];
+            response_types?: components["schemas"]["ResponseTypes"];
+            token_endpoint_auth_method?: components["schemas"]["TokenEndpointAuthMethod"];
+            application_type?: components["schemas"]["ApplicationType"];
+            jwks?: components["schemas"]["Jwks"];
+            jwks_uri?: components["schemas"]["HttpsUrl"];
+            client_uri?: components["schemas"]["HttpsUrl"];
+            logo_uri?: components["schemas"]["HttpsUrl"];
+            policy_uri?: components["schemas"]["HttpsUrl"];
+            tos_uri?: components["schemas"]["HttpsUrl"];
+            contacts?: string[];
+            client_secret?: never;
+            client_secret_expires_at?: never;
+        } & components["schemas"]["ClientKeyRules"];
     };
     responses: {
         /** @description No usable credential. The challenge points at the protected-resource document. */
@@ -2497,7 +2542,7 @@ export interface components {
          * @example code
          */
         ResponseType: string;
-        /** @description The address of a client ID metadata document, or an issued id. An unknown `client_id` is shown to the user and is not returned to the application. */
+        /** @description The address of a client ID metadata document (see the webhook `clientIdMetadataDocument`), or an issued id. An unknown `client_id` is shown to the user and is not returned to the application. */
         ClientId: string;
         /** @description Compared exactly with a registered one (native clients may vary the port of a loopback `http:` address). An unregistered address is refused at once and the browser is not sent there. */
         RedirectUri: string;
@@ -2517,31 +2562,64 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description The caller's `X-Request-Id`, or a generated id when none was sent; the same value as `error.request_id`. */
+        /**
+         * @description The caller's `X-Request-Id`, or a generated id when none was sent; the same value as `error.request_id`.
+         * @example req_01JD8XN7F3Y5A7C9E1G3J5CD
+         */
         XRequestId: string;
         /** @description Responses of `/v1` are per account and never public. */
         CacheControlNoStore: "private, no-store";
-        /** @description `/v1` responses vary by credential and origin: `Vary: Authorization, Cookie, Origin`. */
+        /**
+         * @description `/v1` responses vary by credential and origin: `Vary: Authorization, Cookie, Origin`.
+         * @example Authorization, Cookie, Origin
+         */
         Vary: string & (unknown & unknown & unknown);
-        /** @description Remaining requests of the binding window. Sent on every response that reaches the rate limiter. */
+        /**
+         * @description Remaining requests of the binding window. Sent on every response that reaches the rate limiter.
+         * @example "default";r=59;t=42
+         */
         RateLimit: components["schemas"]["RateLimitField"];
-        /** @description Quota and window of the binding window (the same window as `RateLimit`). */
+        /**
+         * @description Quota and window of the binding window (the same window as `RateLimit`).
+         * @example "default";q=60;w=60
+         */
         RateLimitPolicy: components["schemas"]["RateLimitPolicyField"];
-        /** @description Remaining requests of the binding window, when the refusal reached the rate limiter. `api_disabled` and `origin_mismatch` answers never carry it. */
+        /**
+         * @description Remaining requests of the binding window, when the refusal reached the rate limiter. `api_disabled` and `origin_mismatch` answers never carry it.
+         * @example "default";r=0;t=12
+         */
         RateLimitIfLimited: components["schemas"]["RateLimitField"];
-        /** @description Quota and window of the binding window, when the refusal reached the rate limiter. `api_disabled` and `origin_mismatch` answers never carry it. */
+        /**
+         * @description Quota and window of the binding window, when the refusal reached the rate limiter. `api_disabled` and `origin_mismatch` answers never carry it.
+         * @example "default";q=60;w=60
+         */
         RateLimitPolicyIfLimited: components["schemas"]["RateLimitPolicyField"];
-        /** @description Bearer challenge with `resource_metadata` (the address of the protected-resource document, `/.well-known/oauth-protected-resource/v1`); for an unusable token it also carries `error="invalid_token"`. */
+        /**
+         * @description Bearer challenge with `resource_metadata` (the address of the protected-resource document, `/.well-known/oauth-protected-resource/v1`); for an unusable token it also carries `error="invalid_token"`.
+         * @example Bearer resource_metadata="http://127.0.0.1:4010/.well-known/oauth-protected-resource/v1"
+         */
         WWWAuthenticate: string;
-        /** @description For OAuth tokens refused with `insufficient_scope`, the challenge names the missing scope in `scope`. */
+        /**
+         * @description For OAuth tokens refused with `insufficient_scope`, the challenge names the missing scope in `scope`.
+         * @example Bearer error="insufficient_scope", scope="generations:write", resource_metadata="http://127.0.0.1:4010/.well-known/oauth-protected-resource/v1"
+         */
         WWWAuthenticateScope: string;
-        /** @description Integer seconds to wait before retrying. */
+        /**
+         * @description Integer seconds to wait before retrying.
+         * @example 12
+         */
         RetryAfter: number;
         /** @description The only `/v1` answer cacheable by validation. */
         CacheControlRevalidate: "private, max-age=0, must-revalidate";
-        /** @description Weak entity tag of the catalog for this key; send it back in `If-None-Match`. */
+        /**
+         * @description Weak entity tag of the catalog for this key; send it back in `If-None-Match`.
+         * @example W/"catalog-7f3a9e"
+         */
         ETag: string;
-        /** @description Points at `GET /v1/generations/{id}` of the accepted generation. */
+        /**
+         * @description Points at `GET /v1/generations/{id}` of the accepted generation.
+         * @example /v1/generations/gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB
+         */
         Location: string;
     };
     pathItems: never;
@@ -2641,6 +2719,7 @@ export type Jwks = components['schemas']['Jwks'];
 export type HttpsUrl = components['schemas']['HttpsUrl'];
 export type ClientRegistrationRequest = components['schemas']['ClientRegistrationRequest'];
 export type ClientRegistrationReply = components['schemas']['ClientRegistrationReply'];
+export type ClientMetadataDocument = components['schemas']['ClientMetadataDocument'];
 export type ResponseUnauthorized = components['responses']['Unauthorized'];
 export type ResponseForbidden = components['responses']['Forbidden'];
 export type ResponseRequestTooLarge = components['responses']['RequestTooLarge'];
@@ -4146,7 +4225,7 @@ export interface operations {
                  * @example code
                  */
                 response_type: components["parameters"]["ResponseType"];
-                /** @description The address of a client ID metadata document, or an issued id. An unknown `client_id` is shown to the user and is not returned to the application. */
+                /** @description The address of a client ID metadata document (see the webhook `clientIdMetadataDocument`), or an issued id. An unknown `client_id` is shown to the user and is not returned to the application. */
                 client_id: components["parameters"]["ClientId"];
                 /** @description Compared exactly with a registered one (native clients may vary the port of a loopback `http:` address). An unregistered address is refused at once and the browser is not sent there. */
                 redirect_uri: components["parameters"]["RedirectUri"];
@@ -4296,6 +4375,40 @@ export interface operations {
             429: components["responses"]["AuthServerRateLimited"];
             500: components["responses"]["AuthServerInternalError"];
             503: components["responses"]["AuthServerServiceUnavailable"];
+        };
+    };
+    fetchClientMetadataDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClientMetadataDocument"];
+                };
+            };
+            /** @description Not served; the authorization server refuses the `client_id`. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not served; the authorization server refuses the `client_id`. */
+            "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }
