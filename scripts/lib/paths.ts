@@ -17,4 +17,5 @@ export const outputs = {
   bundleYaml: at("generated/openapi.yaml"),
   bundleJson: at("generated/openapi.json"),
   types: at("generated/types.ts"),
+  traceability: at("generated/traceability.md"),
 };
