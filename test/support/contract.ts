@@ -56,7 +56,9 @@ const FILE_BASE = "https://generation-hub.local/schemas/";
  * carry no `$id`, see the toolchain notes), so relative `$ref`s resolve as they do on disk.
  */
 export function standaloneAjv(): { ajv: Ajv2020; idOf: (file: string) => string } {
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, validateFormats: true });
+  // Strict about unknown keywords, numbers and tuples; `required` inside an `anyOf` branch
+  // (an idiomatic "one of these fields") is allowed.
+  const ajv = new Ajv2020({ allErrors: true, strictSchema: true, strictNumbers: true, strictTuples: true, strictRequired: false, strictTypes: false, validateFormats: true });
   addFormats(ajv);
   // The only non-standard keywords the files use: gap records and table annotations.
   for (const keyword of ["x-not-shown", "x-http-status", "x-in-progress"]) ajv.addKeyword({ keyword });
