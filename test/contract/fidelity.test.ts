@@ -6,8 +6,8 @@ import { contract, errorCodesOf, isErrorStatus, isV1, responsesOf } from "../sup
 import { backticked, section, seedText, tableAfter } from "../support/seed.ts";
 
 const headersOf = (r: JsonObject) => Object.fromEntries(Object.entries((r.headers as JsonObject) ?? {}).map(([k, v]) => [k, deref<JsonObject>(v)]));
-const bodySchemaName = (r: JsonObject, type = "application/json") =>
-  String((((r.content as JsonObject)?.[type] as JsonObject)?.schema as JsonObject)?.$ref ?? "").split("/").pop();
+const bodySchemaName = (r: JsonObject, type = "application/json"): string =>
+  String((((r.content as JsonObject)?.[type] as JsonObject)?.schema as JsonObject)?.$ref ?? "").split("/").pop() ?? "";
 const param = (op: Operation, name: string) => op.parameters.find((p) => String(p.name).toLowerCase() === name.toLowerCase());
 const seedNumber = (pattern: RegExp) => Number(seedText.match(pattern)![1]);
 
