@@ -1,0 +1,152 @@
+// The client: openapi-fetch over the transport (retry.ts), plus the calls every caller
+// of this API needs. `api` is the bare openapi-fetch client (answers `{ data, error,
+// response }`); `GET`/`POST`/... answer a `HubResult` and throw `HubApiError` and friends.
+import createClient, { type Client, type FetchResponse, type MaybeOptionalInit } from "openapi-fetch";
+import type { GenerationRecord, Model3dSubmit, SubmitRequest, paths } from "../../generated/types.ts";
+import { errorFromAnswer, HubError } from "./errors.ts";
+import { randomId } from "./ids.ts";
+import { KNOWN_SUBMIT_TYPES } from "./limits.ts";
+import { parseRateLimit, type RateLimit } from "./ratelimit.ts";
+import { createTransport, sentRequestId, type CallOptions, type Credentials, type FetchLike, type RetryOptions } from "./retry.ts";
+
+export type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
+
+/** Paths of the contract that have an operation for `M`. */
+export type PathsWith<M extends HttpMethod> = {
+  [P in keyof paths]: paths[P] extends { [K in M]: object } ? P : never;
+}[keyof paths];
+
+type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
+/** Per-call options: openapi-fetch's init plus the transport's `maxRetries` and `timeout`. */
+export type InitArg<I> = RequiredKeys<I> extends never ? [init?: I & Omit<CallOptions, "hubBare">] : [init: I & Omit<CallOptions, "hubBare">];
+
+type Operation<P extends keyof paths, M extends HttpMethod> = paths[P][M] & Record<string | number, any>;
+/** The success body of an operation; `undefined` is added where the operation can answer 304. */
+export type SuccessData<Op extends Record<string | number, any>, I> =
+  | Exclude<FetchResponse<Op, I, `${string}/${string}`>["data"], undefined>
+  | (Op extends { responses: { 304: unknown } } ? undefined : never);
+
+export type HubMethod<M extends HttpMethod> = <P extends PathsWith<M>, I extends MaybeOptionalInit<paths[P], M>>(
+  url: P,
+  ...init: InitArg<I>
+) => Promise<HubResult<SuccessData<Operation<P, M>, I>>>;
+
+/** A success answer: the body, the server's request id and the rate-limit state. */
+export class HubResult<T> {
+  readonly data: T;
+  readonly response: Response;
+  #rateLimit: RateLimit | null | undefined;
+  constructor(data: T, response: Response) {
+    this.data = data;
+    this.response = response;
+  }
+  /** HTTP status (202 for a submit, 304 for an unchanged catalog, ...). */
+  get status(): number {
+    return this.response.status;
+  }
+  /** The server's request id (`X-Request-Id` of the answer; it repeats the one sent). */
+  get requestId(): string {
+    return this.response.headers.get("x-request-id") ?? sentRequestId(this.response) ?? "";
+  }
+  /** `RateLimit` / `RateLimit-Policy`, parsed on first read; undefined when absent. */
+  get rateLimit(): RateLimit | undefined {
+    if (this.#rateLimit === undefined) this.#rateLimit = parseRateLimit(this.response.headers) ?? null;
+    return this.#rateLimit ?? undefined;
+  }
+}
+
+/** Gives the bearer credential of an OAuth client (or any token source) per request. */
+export type TokenProvider = Credentials;
+
+export interface HubClientOptions extends RetryOptions {
+  /** Base address, e.g. `https://hub.example` (API routes start with `/v1`). */
+  baseUrl: string;
+  /** An API key, sent as `Authorization: Bearer <key>`. */
+  apiKey?: string;
+  /** A token provider (for example `TokenStore.provider()` of the OAuth entry point), asked on every attempt and every stream reconnect. */
+  token?: TokenProvider;
+  /** The fetch to use; by default `globalThis.fetch`, looked up on every call. */
+  fetch?: FetchLike;
+  /** Headers sent on every request (for example `Accept-Language: ru`). */
+  headers?: Record<string, string>;
+  /** Request credentials mode, for the site's own pages using the session cookie. */
+  credentials?: RequestCredentials;
+  /** Generates `X-Request-Id` values (default: a random UUID per attempt). */
+  requestId?: () => string;
+}
+
+export interface SubmitOptions extends Omit<CallOptions, "hubBare"> {
+  /** The key of this logical submit; generated once per call when omitted and kept on every retry. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+export interface HubCore {
+  /** The bare openapi-fetch client over the same transport: answers `{ data, error, response }`, never throws for HTTP errors. */
+  readonly api: Client<paths>;
+  readonly baseUrl: string;
+  /** The transport with retries and credentials (for routes outside the typed paths, such as an upload's `proxy_path`). */
+  readonly fetch: FetchLike;
+  readonly GET: HubMethod<"get">;
+  readonly POST: HubMethod<"post">;
+  readonly PUT: HubMethod<"put">;
+  readonly PATCH: HubMethod<"patch">;
+  readonly DELETE: HubMethod<"delete">;
+  /** Submits a generation with one `Idempotency-Key` for all its attempts. */
+  submit(body: SubmitRequest, options?: SubmitOptions): Promise<HubResult<GenerationRecord> & { idempotencyKey: string }>;
+}
+
+export function createHubCore(options: HubClientOptions): HubCore {
+  if (options.apiKey !== undefined && options.token !== undefined) throw new HubError("Give either apiKey or token, not both");
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const apiKey = options.apiKey;
+  const credentials: Credentials | undefined = apiKey !== undefined ? () => apiKey : options.token;
+  const transport = createTransport({ ...options, origin: new URL(baseUrl).origin, credentials });
+  const api = createClient<paths>({
+    baseUrl,
+    fetch: transport,
+    headers: options.headers,
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  });
+
+  const unwrap = async (pending: Promise<{ data?: unknown; error?: unknown; response: Response }>) => {
+    const { data, error, response } = await pending;
+    if (!response.ok && response.status !== 304) throw errorFromAnswer(response, error);
+    return new HubResult(data, response);
+  };
+  const method = (name: "GET" | "POST" | "PUT" | "PATCH" | "DELETE") =>
+    ((url: string, init?: object) => unwrap((api[name] as (u: string, i?: object) => Promise<{ response: Response }>)(url, init))) as never;
+
+  const core: HubCore = {
+    api,
+    baseUrl,
+    fetch: transport,
+    GET: method("GET"),
+    POST: method("POST"),
+    PUT: method("PUT"),
+    PATCH: method("PATCH"),
+    DELETE: method("DELETE"),
+    async submit(body, submitOptions = {}) {
+      const { idempotencyKey = randomId(), headers, ...call } = submitOptions;
+      const result = await core.POST("/v1/generations", {
+        ...call,
+        body,
+        headers,
+        params: { header: { "Idempotency-Key": idempotencyKey } },
+      });
+      return Object.assign(result as HubResult<GenerationRecord>, { idempotencyKey });
+    },
+  };
+  return core;
+}
+
+/**
+ * Marks the `type` of a 3D submit. The seed does not show its value, so the types carry
+ * a placeholder literal; this helper gives the real value that type. Known variants'
+ * values (`video`, `image`, `upscale`, `text`) are refused: they are not 3D.
+ */
+export function model3dType(value: string): Model3dSubmit["type"] {
+  if (KNOWN_SUBMIT_TYPES.includes(value)) throw new HubError(`"${value}" is a known submit type, not the 3D variant's`);
+  return value as Model3dSubmit["type"];
+}

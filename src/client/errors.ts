@@ -1,0 +1,124 @@
+// Errors the client throws. Branch on `HubApiError.code` (the contract's error-code
+// table), never on the status or the message. A FAILED generation is not an error: it
+// is a successful answer carrying a record with `error.reason`.
+import type { ErrorCode, ErrorDetail, ErrorEnvelope } from "../../generated/types.ts";
+import { parseRateLimit, type RateLimit } from "./ratelimit.ts";
+
+/** Base of every error this client throws. */
+export class HubError extends Error {
+  override name = "HubError";
+}
+
+/**
+ * An HTTP answer that is not a success and does not carry the error envelope (for
+ * example a proxy's 502 page). `body` holds its text.
+ */
+export class HubHttpError extends HubError {
+  override name = "HubHttpError";
+  /** HTTP status of the answer. */
+  readonly status: number;
+  /** The server's request id (`X-Request-Id` answer header), when present. */
+  readonly request_id: string | undefined;
+  /** Raw headers of the answer. */
+  readonly headers: Headers;
+  /** Body text (or the parsed body) of the answer. */
+  readonly body: unknown;
+  #rateLimit: RateLimit | null | undefined;
+
+  constructor(message: string, status: number, headers: Headers, body: unknown, requestId?: string) {
+    super(message);
+    this.status = status;
+    this.headers = headers;
+    this.body = body;
+    this.request_id = requestId ?? headers.get("x-request-id") ?? undefined;
+  }
+
+  /** `RateLimit` / `RateLimit-Policy` of the answer, parsed; undefined when absent. */
+  get rateLimit(): RateLimit | undefined {
+    if (this.#rateLimit === undefined) this.#rateLimit = parseRateLimit(this.headers) ?? null;
+    return this.#rateLimit ?? undefined;
+  }
+
+  /** `Retry-After` in seconds (header, else `error.retry_after_seconds`), when given. */
+  get retryAfter(): number | undefined {
+    return retryAfterSeconds(this.headers, this.body);
+  }
+}
+
+/** A refusal carried by the error envelope (`{ error: { code, message, ... } }`). */
+export class HubApiError extends HubHttpError {
+  override name = "HubApiError";
+  /** Stable machine token from the contract's error-code table. */
+  readonly code: ErrorCode;
+  /** Human wording (English, or Russian with `Accept-Language: ru`). */
+  readonly user_message: string;
+  /** Per-field causes, where the refusal has them. */
+  readonly details: ErrorDetail[] | undefined;
+  /** The envelope as received. */
+  declare readonly body: ErrorEnvelope;
+
+  constructor(status: number, headers: Headers, envelope: ErrorEnvelope) {
+    const e = envelope.error;
+    super(`${e.code}: ${e.message}`, status, headers, envelope, e.request_id || undefined);
+    this.code = e.code;
+    this.user_message = e.user_message;
+    this.details = e.details;
+  }
+
+  /** The `reason` of the first detail, e.g. `concurrency` for a busy-slot `rate_limited`. */
+  get reason(): ErrorDetail["reason"] | undefined {
+    return this.details?.[0]?.reason;
+  }
+}
+
+/**
+ * The event stream ended with a `terminated` frame: access was withdrawn while it was
+ * open. `status` is the stream's own (200); `code` says why. The stream is not reopened.
+ */
+export class HubStreamTerminatedError extends HubApiError {
+  override name = "HubStreamTerminatedError";
+}
+
+/** The request never got an answer: DNS, refused or reset connection, dead stream. */
+export class HubConnectionError extends HubError {
+  override name = "HubConnectionError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+/** No answer within the configured timeout (after the configured retries). */
+export class HubTimeoutError extends HubError {
+  override name = "HubTimeoutError";
+}
+
+/** The caller aborted through its `AbortSignal`; never retried. */
+export class HubAbortError extends HubError {
+  override name = "AbortError";
+  constructor(options?: { cause?: unknown }) {
+    super("The request was aborted", options);
+  }
+}
+
+export function isEnvelope(body: unknown): body is ErrorEnvelope {
+  const e = (body as { error?: { code?: unknown } } | null)?.error;
+  return typeof e === "object" && e !== null && typeof e.code === "string";
+}
+
+/** The error for a non-success answer: `HubApiError` for the envelope, else `HubHttpError`. */
+export function errorFromAnswer(response: Response, body: unknown): HubHttpError {
+  if (isEnvelope(body)) return new HubApiError(response.status, response.headers, body);
+  return new HubHttpError(`HTTP ${response.status}`, response.status, response.headers, body);
+}
+
+export function retryAfterSeconds(headers: Headers, body: unknown): number | undefined {
+  const raw = headers.get("retry-after");
+  if (raw !== null) {
+    const seconds = Number(raw.trim());
+    if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+    const date = Date.parse(raw);
+    if (!Number.isNaN(date)) return Math.max(0, (date - Date.now()) / 1000);
+  }
+  const fromBody = (body as ErrorEnvelope | undefined)?.error?.retry_after_seconds;
+  return typeof fromBody === "number" && fromBody >= 0 ? fromBody : undefined;
+}

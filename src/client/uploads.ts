@@ -1,0 +1,91 @@
+// Uploads: a ticket from `POST /v1/uploads` (kind, content type, exact length), then
+// one PUT: directly to the ticket's signed `url` with exactly the ticket's headers and
+// no `Authorization` (nor any header of this client), or through the ticket's
+// `proxy_path` on this API. Returns the ticket's `reference`, the value later sent in
+// generation requests and support messages.
+//
+// The PUT is retried like any PUT (5xx, lost connection). A ticket is written once, so
+// when an attempt after a lost answer meets 412 (storage) or 409 `duplicate_key_conflict`
+// (proxy), the earlier attempt has landed and the upload counts as done.
+import type { UploadContentType, UploadTicket } from "../../generated/types.ts";
+import type { HubCore } from "./client.ts";
+import { errorFromAnswer, HubApiError, HubError } from "./errors.ts";
+import { attemptsOf, type CallOptions } from "./retry.ts";
+
+export type UploadBody = Blob | ArrayBuffer | Uint8Array;
+
+export interface UploadOptions {
+  contentType: UploadContentType;
+  /** Upload kind; only `image` is signed (default `image`). */
+  kind?: string;
+  /** `direct` (default): PUT to the signed storage address; `proxy`: PUT through this API. */
+  via?: "direct" | "proxy";
+  signal?: AbortSignal;
+  maxRetries?: number;
+  timeout?: number;
+}
+
+export interface UploadResult {
+  /** Send this in `image_urls` and similar fields, or in support `images`. */
+  reference: string;
+  ticket: UploadTicket;
+  via: "direct" | "proxy";
+  /** The API's request id of the ticket (and of the proxy PUT, when used). */
+  requestId: string;
+  /** Bytes the proxy stored (proxy path only). */
+  bytesStored?: number;
+}
+
+function lengthOf(body: UploadBody): number {
+  return body instanceof Blob ? body.size : body.byteLength;
+}
+
+export async function upload(hub: HubCore, body: UploadBody, options: UploadOptions): Promise<UploadResult> {
+  const { contentType, kind = "image", via = "direct", signal, maxRetries, timeout } = options;
+  const length = lengthOf(body);
+  const call = { signal, maxRetries, timeout };
+  const issued = await hub.POST("/v1/uploads", { ...call, body: { kind, content_type: contentType, content_length: length } });
+  const ticket = issued.data;
+
+  if (via === "direct") {
+    const declared = Object.entries(ticket.headers).find(([name]) => name.toLowerCase() === "content-length")?.[1];
+    if (declared !== undefined && Number(declared) !== length) {
+      throw new HubError(`The ticket signs ${declared} bytes but the body has ${length}`);
+    }
+    const request = new Request(ticket.url, { method: "PUT", headers: ticket.headers, body: body as BodyInit, signal });
+    const response = await hub.fetch(Object.assign(request, { hubBare: true, maxRetries, timeout } satisfies CallOptions));
+    if (response.ok || (response.status === 412 && attemptsOf(response) > 1)) {
+      await response.body?.cancel();
+      return { reference: ticket.reference, ticket, via, requestId: issued.requestId };
+    }
+    throw errorFromAnswer(response, await bodyOf(response));
+  }
+
+  const request = new Request(hub.baseUrl + ticket.proxy_path, {
+    method: "PUT",
+    headers: { "Content-Type": contentType },
+    body: body as BodyInit,
+    signal,
+  });
+  const response = await hub.fetch(Object.assign(request, { maxRetries, timeout } satisfies CallOptions));
+  const answer = await bodyOf(response);
+  const requestId = response.headers.get("x-request-id") ?? issued.requestId;
+  if (response.ok) {
+    const done = answer as { reference?: string; bytes_stored?: number };
+    return { reference: done.reference ?? ticket.reference, ticket, via, requestId, bytesStored: done.bytes_stored };
+  }
+  const error = errorFromAnswer(response, answer);
+  if (error instanceof HubApiError && error.code === "duplicate_key_conflict" && attemptsOf(response) > 1) {
+    return { reference: ticket.reference, ticket, via, requestId };
+  }
+  throw error;
+}
+
+async function bodyOf(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

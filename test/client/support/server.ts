@@ -1,0 +1,107 @@
+// Fault-injecting local servers for the client tests (node:http). Each test scripts the
+// answers; every request is recorded (method, path, headers, body). Answers built with
+// `answer()` carry the headers the contract requires and are checked against the
+// contract (`checkAnswer`), so a fake never says what the real API could not.
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { checkAnswer, matchOperation, statusOf } from "../../../src/contract/index.ts";
+
+export interface Recorded {
+  method: string;
+  path: string;
+  url: URL;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+
+export type Handler = (req: Recorded, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
+
+export interface TestServer {
+  url: string;
+  requests: Recorded[];
+  /** Contract violations of answers built with `answer()`. */
+  violations: string[];
+  close(): Promise<void>;
+  /** Destroys every open connection (a forced disconnect). */
+  dropConnections(): void;
+}
+
+export async function serve(handler: Handler): Promise<TestServer> {
+  const requests: Recorded[] = [];
+  const violations: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createServer(async (raw, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of raw) chunks.push(c as Buffer);
+    const url = new URL(raw.url ?? "/", "http://localhost");
+    const rec: Recorded = { method: raw.method ?? "GET", path: url.pathname, url, headers: raw.headers, body: Buffer.concat(chunks).toString("utf8") };
+    requests.push(rec);
+    (res as ServerResponse & { hubViolations?: string[]; hubRequest?: Recorded }).hubViolations = violations;
+    (res as ServerResponse & { hubRequest?: Recorded }).hubRequest = rec;
+    try {
+      await handler(rec, res, raw);
+    } catch (error) {
+      violations.push(`handler threw: ${(error as Error).message}`);
+      if (!res.headersSent) res.writeHead(599).end();
+    }
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    violations,
+    dropConnections: () => {
+      for (const s of sockets) s.destroy();
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** The headers every `/v1` answer carries (request id echoed, caching, rate limit). */
+export function v1Headers(req: Recorded, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    "X-Request-Id": String(req.headers["x-request-id"] ?? "req_generated_by_server"),
+    "Cache-Control": "private, no-store",
+    Vary: "Authorization, Cookie, Origin",
+    RateLimit: '"default";r=59;t=42',
+    "RateLimit-Policy": '"default";q=60;w=60',
+    ...extra,
+  };
+}
+
+/** A JSON answer with the `/v1` headers, checked against the contract. */
+export function answer(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
+  const r = res as ServerResponse & { hubViolations: string[]; hubRequest: Recorded };
+  const req = r.hubRequest;
+  const headers = { ...v1Headers(req, extra), "Content-Type": "application/json" };
+  const text = body === undefined ? "" : JSON.stringify(body);
+  const matched = matchOperation(req.method, req.path);
+  if (!matched) r.hubViolations.push(`${req.method} ${req.path} is not an operation of the contract`);
+  else for (const v of checkAnswer(matched.operation, { status, headers, body: text })) r.hubViolations.push(`${v.where}: ${v.message}`);
+  res.writeHead(status, headers).end(text);
+}
+
+/** The error envelope of a code, with the status the contract's table gives it. */
+export function refuse(res: ServerResponse, code: string, options: { details?: unknown[]; headers?: Record<string, string>; status?: number; retryAfterSeconds?: number } = {}): void {
+  const req = (res as ServerResponse & { hubRequest: Recorded }).hubRequest;
+  const requestId = String(req.headers["x-request-id"] ?? "req_generated_by_server");
+  const error: Record<string, unknown> = { code, message: `refused: ${code}`, user_message: `refused: ${code}`, request_id: requestId };
+  if (options.details) error.details = options.details;
+  if (options.retryAfterSeconds !== undefined) error.retry_after_seconds = options.retryAfterSeconds;
+  answer(res, options.status ?? statusOf(code), { error }, options.headers);
+}
+
+export function record(id: string, status: string, extra: Record<string, unknown> = {}) {
+  return { id, type: "video", status, ...extra };
+}
+
+export const GEN_ID = "gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB";
