@@ -1,0 +1,173 @@
+// The guides (docs/guides/*.md) rendered into the site. Guides link to the reference with
+// `op:<operationId>`, `schema:<Name>` and `tag:<name>`, to each other with `<slug>.md`
+// (optionally `#anchor`), to files at the site root with `site:<file>`, and name files of
+// the repository with `repo:<path>` (rendered as a path, not a link: the site does not
+// carry them). Comments `<!-- generated:<name> -->` are replaced by tables generated from
+// the contract, so those parts cannot drift from it.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { contract, errorCodes, operations, type JsonObject } from "../contract/index.ts";
+import { errorRows } from "./enrich.ts";
+import { groupedGaps } from "./gaps.ts";
+import { derefIn } from "./json.ts";
+import { renderMarkdown, stripInline, type Heading } from "./markdown.ts";
+import { REFERENCE_PAGE, operationRoute, schemaRoute, tagRoute } from "./routes.ts";
+
+/** The guides issue 6 asks for, in reading order. The build fails when one is missing. */
+export const REQUIRED_GUIDES = [
+  "getting-started",
+  "errors",
+  "idempotency",
+  "events",
+  "rate-limits",
+  "uploads",
+  "oauth",
+  "not-shown",
+] as const;
+
+export interface GuideSource {
+  slug: string;
+  file: string;
+  markdown: string;
+}
+
+export interface RenderedGuide {
+  slug: string;
+  title: string;
+  summary: string;
+  html: string;
+  headings: Heading[];
+  links: string[];
+}
+
+export function readGuides(dir: string): GuideSource[] {
+  if (!existsSync(dir)) throw new Error(`No guides folder at ${dir}`);
+  const files = readdirSync(dir).filter((f) => f.endsWith(".md"));
+  const missing = REQUIRED_GUIDES.filter((slug) => !files.includes(`${slug}.md`));
+  if (missing.length) throw new Error(`Missing guide${missing.length > 1 ? "s" : ""}: ${missing.map((m) => `${dir}/${m}.md`).join(", ")}`);
+  const order = (slug: string) => {
+    const k = (REQUIRED_GUIDES as readonly string[]).indexOf(slug);
+    return k < 0 ? REQUIRED_GUIDES.length : k;
+  };
+  return files
+    .map((f) => ({ slug: f.slice(0, -3), file: join(dir, f), markdown: readFileSync(join(dir, f), "utf8") }))
+    .sort((a, b) => order(a.slug) - order(b.slug) || a.slug.localeCompare(b.slug));
+}
+
+const cell = (text: string) => text.replace(/\s+/g, " ").trim().replace(/\|/g, "\\|");
+
+/** The tables a guide can ask for with `<!-- generated:<name> -->`. */
+export const GENERATED: Record<string, () => string> = {
+  // Every error code of the API: status, meaning, and the operations that list it.
+  "error-codes": () => {
+    const users = new Map<string, string[]>();
+    for (const op of operations()) {
+      for (const row of errorRows(op.op)) {
+        if (row.form !== "envelope") continue;
+        const list = users.get(row.code) ?? [];
+        if (!list.includes(op.operationId)) list.push(op.operationId);
+        users.set(row.code, list);
+      }
+    }
+    const rows = [...errorCodes.values()].map((r) => {
+      const ops = users.get(r.code) ?? [];
+      const where =
+        ops.length === 0
+          ? "no operation of the document lists it"
+          : ops.length > 4
+            ? `${ops.length} operations`
+            : ops.map((id) => `[${id}](op:${id})`).join(", ");
+      return `| \`${r.code}\` | ${r.status} | ${cell(r.meaning)} | ${where} |`;
+    });
+    return ["| `error.code` | Status | Meaning | Listed by |", "|---|---|---|---|", ...rows].join("\n");
+  },
+  // The reasons of `error.details[].reason`.
+  "detail-reasons": () => {
+    const schema = (contract.components as JsonObject).schemas as JsonObject;
+    const rows = ((schema.DetailReason as JsonObject).anyOf as JsonObject[]).map(
+      (r) => `| \`${String(r.const)}\` | ${cell(String(r.description ?? ""))} |`,
+    );
+    return ["| `reason` | Meaning |", "|---|---|", ...rows].join("\n");
+  },
+  // Why a FAILED generation failed (`error.reason` of the record).
+  "failure-reasons": () => {
+    const schema = (contract.components as JsonObject).schemas as JsonObject;
+    const values = (derefIn(contract, schema.FailureReason) as JsonObject).enum as string[];
+    return values.map((v) => `\`${v}\``).join(", ");
+  },
+  // Generation statuses with what each means.
+  "generation-statuses": () => {
+    const schema = (contract.components as JsonObject).schemas as JsonObject;
+    const rows = ((schema.GenerationStatus as JsonObject).anyOf as JsonObject[]).map(
+      (r) => `| \`${String(r.const)}\` | ${r["x-in-progress"] ? "yes" : "no"} | ${cell(String(r.description ?? ""))} |`,
+    );
+    return ["| `status` | Work continues | Meaning |", "|---|---|---|", ...rows].join("\n");
+  },
+  // Everything the seed marks "not shown", from the contract's `x-not-shown` annotations.
+  "not-shown": () => {
+    const rows = groupedGaps().map((g) => `| ${cell(g.quote)} | ${g.places.map(cell).join("; ")} |`);
+    return ["| What the seed says | Where it applies |", "|---|---|", ...rows].join("\n");
+  },
+};
+
+export function expandDirectives(markdown: string, where: string): string {
+  return markdown.replace(/<!--\s*generated:([\w-]+)\s*-->/g, (_, name: string) => {
+    const make = GENERATED[name];
+    if (!make) throw new Error(`${where}: unknown directive generated:${name}`);
+    return make();
+  });
+}
+
+/** Link resolution for a page in `guides/`. Throws on a target that does not exist. */
+export function guideLinkResolver(guideSlugs: ReadonlySet<string>, where: string): (href: string) => string {
+  const ref = `../${REFERENCE_PAGE}`;
+  return (href) => {
+    const fail = (why: string): never => {
+      throw new Error(`${where}: broken link ${href}: ${why}`);
+    };
+    const [scheme, rest] = href.includes(":") ? [href.slice(0, href.indexOf(":")), href.slice(href.indexOf(":") + 1)] : ["", href];
+    try {
+      if (scheme === "op") return ref + operationRoute(rest);
+      if (scheme === "schema") return ref + schemaRoute(rest);
+      if (scheme === "tag") return ref + tagRoute(rest);
+    } catch (e) {
+      fail((e as Error).message);
+    }
+    if (scheme === "reference") return ref;
+    if (scheme === "site") return `../${rest}`;
+    if (scheme === "http" || scheme === "https") return href;
+    if (scheme) fail(`unknown link scheme ${scheme}:`);
+    if (href.startsWith("#")) return href;
+    const m = /^([\w-]+)\.md(#[\w-]+)?$/.exec(href);
+    if (m) {
+      if (!guideSlugs.has(m[1]!)) fail(`no guide docs/guides/${m[1]}.md`);
+      return `${m[1]}.html${m[2] ?? ""}`;
+    }
+    return fail("write op:<operationId>, schema:<Name>, tag:<name>, <guide>.md, site:<file>, repo:<path> or #anchor");
+  };
+}
+
+/** `[label](repo:path)` names a file of the repository; the site shows the path, not a link. */
+function repoMentions(markdown: string): string {
+  return markdown.replace(/\[([^\]]+)\]\(repo:([^)\s]+)\)/g, (_, label: string, path: string) =>
+    stripInline(label) === path ? `\`${path}\`` : `${label} (\`${path}\` in the repository)`,
+  );
+}
+
+export function renderGuide(source: GuideSource, guideSlugs: ReadonlySet<string>): RenderedGuide {
+  const where = `docs/guides/${source.slug}.md`;
+  const markdown = repoMentions(expandDirectives(source.markdown, where));
+  const rendered = renderMarkdown(markdown, { resolveLink: guideLinkResolver(guideSlugs, where) });
+  const h1 = rendered.headings.find((h) => h.level === 1);
+  if (!h1) throw new Error(`${where}: a guide starts with a level-1 heading (its title)`);
+  // The summary: the first paragraph after the title.
+  const firstPara = /^#\s.*\n+([^#<\n|`>-][\s\S]*?)(\n\s*\n|$)/.exec(markdown);
+  return {
+    slug: source.slug,
+    title: h1.text,
+    summary: firstPara ? stripInline(firstPara[1]!.replace(/\s+/g, " ").trim()) : "",
+    html: rendered.html,
+    headings: rendered.headings,
+    links: rendered.links,
+  };
+}

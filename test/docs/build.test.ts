@@ -1,0 +1,203 @@
+// The docs build (issue 6): the site builds from the contract, carries every guide, every
+// operation's error codes and every gap, and has no broken internal link. The link checker
+// is also run on a site broken on purpose, so it is known to catch what it claims to.
+import { createHash } from "node:crypto";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contract, errorCodes, operations, type JsonObject } from "../../src/contract/index.ts";
+import { buildDocsSite } from "../../src/docs/build.ts";
+import { checkSite, embeddedDefinition } from "../../src/docs/check.ts";
+import { errorRows } from "../../src/docs/enrich.ts";
+import { gapAnnotations } from "../../src/docs/gaps.ts";
+import { REQUIRED_GUIDES } from "../../src/docs/guides.ts";
+import { REFERENCE_PAGE, knownRoutes, referenceOperations } from "../../src/docs/routes.ts";
+import { at } from "../../scripts/lib/paths.ts";
+
+const work = mkdtempSync(join(tmpdir(), "docs-build-test-"));
+const site = join(work, "site");
+const read = (file: string) => readFileSync(join(site, file), "utf8");
+const sha = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+const normalize = (s: string) => s.replace(/\s+/g, " ").trim();
+
+let generatedBefore: string;
+let contractBefore: string;
+let reference: JsonObject;
+
+beforeAll(async () => {
+  generatedBefore = sha(at("generated/openapi.json")) + sha(at("generated/openapi.yaml"));
+  contractBefore = JSON.stringify(contract);
+  await buildDocsSite({ outDir: site });
+  reference = embeddedDefinition(read(REFERENCE_PAGE)) as JsonObject;
+});
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("docs build", () => {
+  it("has no broken internal link and loads nothing from outside the site", () => {
+    expect(checkSite(site, { referenceRoutes: knownRoutes(reference) })).toEqual([]);
+  });
+
+  it("renders every guide the issue asks for, linked from the home page and the reference", () => {
+    const home = read("index.html");
+    const overview = String((reference.info as JsonObject).description);
+    for (const slug of REQUIRED_GUIDES) {
+      const html = read(`guides/${slug}.html`);
+      expect(html, slug).toMatch(/<h1 id="[^"]+">/);
+      expect(home, slug).toContain(`href="guides/${slug}.html"`);
+      expect(overview, slug).toContain(`](guides/${slug}.html)`);
+    }
+  });
+
+  it("the reference inlines its renderer (nothing from a CDN) and embeds the whole contract", () => {
+    const html = read(REFERENCE_PAGE);
+    expect(html).not.toMatch(/<script[^>]+src=/);
+    expect(html).not.toMatch(/<link[^>]+href="https?:/);
+    expect(html).toContain("hydrate(__redoc_definition");
+    expect(Object.keys(reference.paths as JsonObject)).toEqual(Object.keys(contract.paths as JsonObject));
+    expect(Object.keys((reference.components as JsonObject).schemas as JsonObject)).toEqual(
+      Object.keys((contract.components as JsonObject).schemas as JsonObject),
+    );
+    expect(read("openapi.json")).toBe(readFileSync(at("generated/openapi.json"), "utf8"));
+  });
+
+  it("every operation's description ends with the error codes it can return, status and meaning from the code table", () => {
+    for (const op of operations()) {
+      const copy = ((reference.paths as JsonObject)[op.path] as JsonObject)[op.method] as JsonObject;
+      const description = String(copy.description);
+      const codes = [...op.op.responses ? Object.entries(op.op.responses as JsonObject) : []].filter(([s]) => /^[45]/.test(s));
+      if (codes.length === 0) continue;
+      expect(description, op.operationId).toContain("### Error codes");
+      for (const row of errorRows(op.op)) {
+        const meaning = row.form === "envelope" ? errorCodes.get(row.code)!.meaning : undefined;
+        const line = description.split("\n").find((l) => l.startsWith(`| ${row.status} |`) && l.includes(`\`${row.code}\``));
+        expect(line, `${op.operationId}: ${row.status} ${row.code}`).toBeDefined();
+        if (meaning) expect(normalize(line!), row.code).toContain(normalize(meaning).replace(/\|/g, "\\|"));
+      }
+    }
+  });
+
+  it("every error example of every operation is in its table (one per code, named after the code)", () => {
+    for (const op of operations()) {
+      const listed = new Set(errorRows(op.op).map((r) => `${r.status}:${r.code}`));
+      for (const [status, response] of Object.entries(op.op.responses as JsonObject)) {
+        if (!/^[45]/.test(status)) continue;
+        const resolved = (response as JsonObject).$ref
+          ? ((contract.components as JsonObject).responses as JsonObject)[String((response as JsonObject).$ref).split("/").pop()!]
+          : response;
+        for (const media of Object.values(((resolved as JsonObject).content as JsonObject) ?? {})) {
+          for (const name of Object.keys(((media as JsonObject).examples as JsonObject) ?? {})) {
+            expect(listed, `${op.operationId}`).toContain(`${status}:${name}`);
+          }
+        }
+      }
+    }
+  });
+
+  it("the errors guide lists every error code with its status", () => {
+    const html = read("guides/errors.html");
+    for (const row of errorCodes.values()) {
+      expect(html, row.code).toMatch(new RegExp(`<td><code>${row.code}</code></td><td>${row.status}</td>`));
+    }
+  });
+
+  it("every gap the contract records is on the not-shown page and written into the reference", () => {
+    const text = (html: string) =>
+      normalize(html.replace(/<[^>]+>/g, "").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&"));
+    const page = text(read("guides/not-shown.html"));
+    const copy = JSON.stringify(reference);
+    const annotations = gapAnnotations();
+    expect(annotations.length).toBeGreaterThan(0);
+    for (const { path, quote } of annotations) {
+      expect(page, path.join("/")).toContain(normalize(quote).replace(/`/g, ""));
+      expect(copy, path.join("/")).toContain(JSON.stringify(`**Not shown in the seed:** ${normalize(quote)}`).slice(1, -1));
+    }
+  });
+
+  it("every operation and webhook has a route in the reference", () => {
+    const routes = knownRoutes(reference);
+    const ops = referenceOperations(reference);
+    expect(ops.length).toBe(operations().length + Object.keys((contract.webhooks as JsonObject) ?? {}).length);
+    for (const op of ops) expect(routes, op.operationId).toContain(op.route);
+  });
+
+  it("leaves generated/ and the in-memory contract untouched", () => {
+    expect(sha(at("generated/openapi.json")) + sha(at("generated/openapi.yaml"))).toBe(generatedBefore);
+    expect(JSON.stringify(contract)).toBe(contractBefore);
+  });
+});
+
+describe("docs build failures", () => {
+  const guides = at("docs/guides");
+
+  it("a missing guide fails the build", async () => {
+    const dir = join(work, "guides-missing");
+    cpSync(guides, dir, { recursive: true });
+    rmSync(join(dir, "events.md"));
+    await expect(buildDocsSite({ outDir: join(work, "out-missing"), guidesDir: dir })).rejects.toThrow(/Missing guide.*events\.md/);
+  });
+
+  it("a guide linking to an operation, schema, guide or anchor that does not exist fails the build", async () => {
+    for (const [link, why] of [
+      ["op:submitGenerashun", /No operation submitGenerashun/],
+      ["schema:NoSuchSchema", /No schema NoSuchSchema/],
+      ["nowhere.md", /no guide docs\/guides\/nowhere\.md/],
+      ["../README.md", /write op:/],
+      ["errors.md#no-such-section", /no id "no-such-section" in guides\/errors\.html/],
+    ] as const) {
+      const dir = join(work, `guides-broken-${Math.random().toString(36).slice(2)}`);
+      cpSync(guides, dir, { recursive: true });
+      writeFileSync(join(dir, "idempotency.md"), `${readFileSync(join(dir, "idempotency.md"), "utf8")}\n\nSee [this](${link}).\n`);
+      await expect(buildDocsSite({ outDir: join(work, `out-${link.length}-${Math.random()}`), guidesDir: dir }), link).rejects.toThrow(why);
+    }
+  });
+
+  it("a code sample for an operation the contract does not have fails the build", async () => {
+    const dir = join(work, "samples-unknown");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "noSuchOperation.ts"), "export {};\n");
+    await expect(buildDocsSite({ outDir: join(work, "out-samples"), samplesDir: dir })).rejects.toThrow(/no operation noSuchOperation/);
+  });
+
+  it("refuses to clear a folder it did not build", async () => {
+    const dir = join(work, "precious");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "notes.txt"), "mine");
+    await expect(buildDocsSite({ outDir: dir })).rejects.toThrow(/refusing to clear it/);
+    expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("mine");
+  });
+});
+
+describe("site link checker", () => {
+  it("reports broken files, anchors, routes, absolute addresses and outside loads", () => {
+    const dir = join(work, "broken-site");
+    mkdirSync(join(dir, "guides"), { recursive: true });
+    writeFileSync(
+      join(dir, "index.html"),
+      `<a href="guides/a.html#there">ok</a><a href="guides/missing.html">1</a><a href="guides/a.html#nowhere">2</a>` +
+        `<a href="/docs/guides/a.html">3</a><script src="https://cdn.example/x.js"></script><a href="https://example.com/">fine</a>`,
+    );
+    writeFileSync(join(dir, "guides/a.html"), `<h2 id="there">x</h2><a href="../${REFERENCE_PAGE}#/nope/nope">4</a><a href="../../up.html">5</a>`);
+    writeFileSync(
+      join(dir, REFERENCE_PAGE),
+      `<div id="redoc"></div><script type="module">\nconst __redoc_definition = ${JSON.stringify({ info: { description: "[g](guides/gone.html) [ok](guides/a.html)" } })};\n</script>` +
+        `<img src="https://cdn.redoc.ly/redoc/logo-mini.svg">`,
+    );
+    const problems = checkSite(dir, { referenceRoutes: new Set(["#/generations/submitgeneration"]) });
+    const summary = problems.map((p) => `${p.page} ${p.href} ${p.problem}`);
+    expect(summary).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^index\.html guides\/missing\.html no file guides\/missing\.html/),
+        expect.stringMatching(/^index\.html guides\/a\.html#nowhere no id "nowhere"/),
+        expect.stringMatching(/^index\.html \/docs\/guides\/a\.html absolute address/),
+        expect.stringMatching(/^index\.html https:\/\/cdn\.example\/x\.js loaded from outside the site/),
+        expect.stringMatching(/^guides\/a\.html \.\.\/reference\.html#\/nope\/nope no route #\/nope\/nope/),
+        expect.stringMatching(/^guides\/a\.html \.\.\/\.\.\/up\.html points above the site root/),
+        expect.stringMatching(/^reference\.html guides\/gone\.html no file guides\/gone\.html/),
+        expect.stringMatching(/^reference\.html .*loaded from outside the site/),
+      ]),
+    );
+    expect(problems).toHaveLength(9);
+  });
+});

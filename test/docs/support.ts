@@ -1,0 +1,76 @@
+// Shared by the docs tests: a static server for a built site under a mount path (as the
+// simulator serves it at /docs/), and how to find Debian's Chromium.
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { extname, join, normalize, sep } from "node:path";
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".json": "application/json",
+  ".yaml": "application/yaml",
+  ".svg": "image/svg+xml",
+};
+
+export interface StaticSite {
+  /** Address of the site root, ending with a slash (e.g. http://127.0.0.1:4321/docs/). */
+  url: string;
+  /** Every path requested, in order (for checks on what a page loads). */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/** Serves `dir` at `mount` on 127.0.0.1 (a random port). `/docs` redirects to `/docs/`. */
+export async function serveSite(dir: string, mount = "/docs/"): Promise<StaticSite> {
+  const requests: string[] = [];
+  const server: Server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? "/", "http://localhost").pathname);
+    requests.push(path);
+    if (path === mount.slice(0, -1)) {
+      res.writeHead(301, { location: mount }).end();
+      return;
+    }
+    if (!path.startsWith(mount)) {
+      res.writeHead(404).end("outside the mount path");
+      return;
+    }
+    let file = normalize(join(dir, path.slice(mount.length)));
+    if (!file.startsWith(normalize(dir + sep)) && file !== normalize(dir)) {
+      res.writeHead(403).end();
+      return;
+    }
+    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, "index.html");
+    if (!existsSync(file)) {
+      res.writeHead(404).end("not found");
+      return;
+    }
+    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${mount}`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Debian's Chromium (`apt-get install -y chromium`), or CHROMIUM_PATH. */
+export function chromiumPath(): string | undefined {
+  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter(Boolean) as string[];
+  return candidates.find((p) => existsSync(p));
+}
+
+/** Flags for a headless Chromium on a closed network (see the toolchain notes). */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
