@@ -12,6 +12,7 @@ export interface Recorded {
   url: URL;
   headers: IncomingMessage["headers"];
   body: string;
+  bytes: Buffer;
 }
 
 export type Handler = (req: Recorded, res: ServerResponse, raw: IncomingMessage) => void | Promise<void>;
@@ -34,7 +35,8 @@ export async function serve(handler: Handler): Promise<TestServer> {
     const chunks: Buffer[] = [];
     for await (const c of raw) chunks.push(c as Buffer);
     const url = new URL(raw.url ?? "/", "http://localhost");
-    const rec: Recorded = { method: raw.method ?? "GET", path: url.pathname, url, headers: raw.headers, body: Buffer.concat(chunks).toString("utf8") };
+    const bytes = Buffer.concat(chunks);
+    const rec: Recorded = { method: raw.method ?? "GET", path: url.pathname, url, headers: raw.headers, body: bytes.toString("utf8"), bytes };
     requests.push(rec);
     (res as ServerResponse & { hubViolations?: string[]; hubRequest?: Recorded }).hubViolations = violations;
     (res as ServerResponse & { hubRequest?: Recorded }).hubRequest = rec;
