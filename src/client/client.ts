@@ -1,7 +1,7 @@
 // The client: openapi-fetch over the transport (retry.ts), plus the calls every caller
 // of this API needs. `api` is the bare openapi-fetch client (answers `{ data, error,
 // response }`); `GET`/`POST`/... answer a `HubResult` and throw `HubApiError` and friends.
-import createClient, { type Client, type FetchResponse, type MaybeOptionalInit } from "openapi-fetch";
+import createClient, { type Client, type MaybeOptionalInit } from "openapi-fetch";
 import type { GenerationRecord, Model3dSubmit, SubmitRequest, paths } from "../../generated/types.ts";
 import { errorFromAnswer, HubError } from "./errors.ts";
 import { randomId } from "./ids.ts";
@@ -20,16 +20,21 @@ type RequiredKeys<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[k
 /** Per-call options: openapi-fetch's init plus the transport's `maxRetries` and `timeout`. */
 export type InitArg<I> = RequiredKeys<I> extends never ? [init?: I & Omit<CallOptions, "hubBare">] : [init: I & Omit<CallOptions, "hubBare">];
 
-type Operation<P extends keyof paths, M extends HttpMethod> = paths[P][M] & Record<string | number, any>;
-/** The success body of an operation; `undefined` is added where the operation can answer 304. */
-export type SuccessData<Op extends Record<string | number, any>, I> =
-  | Exclude<FetchResponse<Op, I, `${string}/${string}`>["data"], undefined>
-  | (Op extends { responses: { 304: unknown } } ? undefined : never);
+type Operation<P extends keyof paths, M extends HttpMethod> = paths[P][M];
+type OkStatus = 200 | 201 | 202 | 203 | 204 | 206 | "2XX";
+type JsonOf<R> = R extends { content: infer C } ? ("application/json" extends keyof C ? C["application/json"] : C extends Record<string, infer V> ? V : undefined) : undefined;
+/**
+ * The success body of an operation as the contract's named types give it (the JSON of its
+ * 2xx answers); `undefined` is added where the operation can answer 304.
+ */
+export type SuccessData<Op> = Op extends { responses: infer R }
+  ? { [S in keyof R & OkStatus]: JsonOf<R[S]> }[keyof R & OkStatus] | (304 extends keyof R ? undefined : never)
+  : never;
 
 export type HubMethod<M extends HttpMethod> = <P extends PathsWith<M>, I extends MaybeOptionalInit<paths[P], M>>(
   url: P,
   ...init: InitArg<I>
-) => Promise<HubResult<SuccessData<Operation<P, M>, I>>>;
+) => Promise<HubResult<SuccessData<Operation<P, M>>>>;
 
 /** A success answer: the body, the server's request id and the rate-limit state. */
 export class HubResult<T> {

@@ -10,7 +10,7 @@ export interface Collection<T> {
   next_cursor: string | null;
 }
 
-type GetData<P extends keyof paths> = SuccessData<paths[P]["get"] & Record<string | number, any>, {}>;
+type GetData<P extends keyof paths> = SuccessData<paths[P]["get"]>;
 /** The page type of a collection path (`GenerationPage` for `/v1/generations`). */
 export type CollectionData<P extends CollectionPath> = GetData<P>;
 

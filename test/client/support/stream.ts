@@ -92,6 +92,7 @@ export class EventLog {
 
   check(frame: Frame): void {
     const validate = schemaValidator("EventFrame");
-    if (!validate(frame)) this.violations.push(`frame ${frame.id}: ${JSON.stringify(validate.errors?.[0])}`);
+    const valid: boolean = validate(frame);
+    if (!valid) this.violations.push(`frame ${frame.id}: ${JSON.stringify(validate.errors?.[0])}`);
   }
 }
