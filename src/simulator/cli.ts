@@ -1,0 +1,101 @@
+// `npm start`: the hub simulator on 127.0.0.1:4010 until stopped. Every option is a
+// flag and an environment variable (flags win); `--help` lists them.
+import { parseArgs } from "node:util";
+import { demoKeys } from "./core/fixtures/accounts.ts";
+import { startSimulator, type SimulatorOptions } from "./index.ts";
+
+interface Setting {
+  flag: string;
+  env: string;
+  kind: "string" | "number" | "boolean";
+  help: string;
+  apply: (o: SimulatorOptions, v: string | number | boolean) => void;
+}
+
+const limits = (o: SimulatorOptions) => (o.rateLimits ??= {});
+
+const SETTINGS: Setting[] = [
+  { flag: "host", env: "SIM_HOST", kind: "string", help: "address to listen on (default 127.0.0.1)", apply: (o, v) => (o.host = v as string) },
+  { flag: "port", env: "SIM_PORT", kind: "number", help: "port (default 4010; 0 picks a free one)", apply: (o, v) => (o.port = v as number) },
+  { flag: "clock-speed", env: "SIM_CLOCK_SPEED", kind: "number", help: "simulated seconds per real second (default 1; 0 freezes the clock)", apply: (o, v) => (o.clockSpeed = v as number) },
+  { flag: "cors", env: "SIM_CORS", kind: "string", help: "open CORS for local work: \"*\" for any origin or a comma-separated list of origins (default closed)", apply: (o, v) => (o.cors = v === "*" || v === "true" ? true : String(v).split(",").map((s) => s.trim()).filter(Boolean)) },
+  { flag: "body-limit", env: "SIM_BODY_LIMIT", kind: "number", help: "largest request body in bytes (default 1048576); above it 413 request_too_large", apply: (o, v) => (o.bodyLimit = v as number) },
+  { flag: "window-seconds", env: "SIM_WINDOW_SECONDS", kind: "number", help: "length of the request and submit windows (default 60)", apply: (o, v) => (limits(o).windowSeconds = v as number) },
+  { flag: "key-quota", env: "SIM_KEY_QUOTA", kind: "number", help: "requests per window per key, policy `default` (default 300)", apply: (o, v) => (limits(o).keyQuota = v as number) },
+  { flag: "account-quota", env: "SIM_ACCOUNT_QUOTA", kind: "number", help: "requests per window per account, policy `account` (default 900)", apply: (o, v) => (limits(o).accountQuota = v as number) },
+  { flag: "submit-quota", env: "SIM_SUBMIT_QUOTA", kind: "number", help: "accepted submits per window per account (default 60)", apply: (o, v) => (limits(o).submitQuota = v as number) },
+  { flag: "concurrency", env: "SIM_CONCURRENCY", kind: "number", help: "generations in progress at once per account (default 8)", apply: (o, v) => (limits(o).concurrency = v as number) },
+  { flag: "heartbeat-seconds", env: "SIM_HEARTBEAT_SECONDS", kind: "number", help: "event stream heartbeat interval in real seconds (default 15)", apply: (o, v) => (o.heartbeatSeconds = v as number) },
+  { flag: "max-streams-per-key", env: "SIM_MAX_STREAMS_PER_KEY", kind: "number", help: "open event streams per key (default 10)", apply: (o, v) => (o.maxStreamsPerKey = v as number) },
+  { flag: "public-url", env: "SIM_PUBLIC_URL", kind: "string", help: "base address for links in records (default: the address the caller used)", apply: (o, v) => (o.publicUrl = v as string) },
+  { flag: "docs-dir", env: "SIM_DOCS_DIR", kind: "string", help: "folder served at /docs (default <repo>/site)", apply: (o, v) => (o.docsDir = v as string) },
+  { flag: "no-demo-data", env: "SIM_NO_DEMO_DATA", kind: "boolean", help: "start without the demo account's finished generations", apply: (o, v) => (o.demoData = !v) },
+  { flag: "log", env: "SIM_LOG", kind: "boolean", help: "log every request (Fastify's logger)", apply: (o, v) => (o.logger = v as boolean) },
+];
+
+function usage(): string {
+  const lines = SETTINGS.map((s) => `  --${s.flag}${s.kind === "boolean" ? "" : " <value>"}`.padEnd(34) + `${s.env.padEnd(26)}${s.help}`);
+  return ["Usage: npm start -- [options]", "", "  flag".padEnd(34) + "environment".padEnd(26) + "meaning", ...lines, "  --help".padEnd(60) + "this text"].join("\n");
+}
+
+function parse(argv: string[]): SimulatorOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: Object.fromEntries([["help", { type: "boolean" }], ...SETTINGS.map((s) => [s.flag, { type: s.kind === "boolean" ? "boolean" : "string" }])]) as never,
+    strict: true,
+  });
+  if ((values as Record<string, unknown>).help) {
+    console.log(usage());
+    process.exit(0);
+  }
+  const options: SimulatorOptions = {};
+  for (const s of SETTINGS) {
+    const raw = (values as Record<string, string | boolean | undefined>)[s.flag] ?? process.env[s.env];
+    if (raw === undefined || raw === "") continue;
+    let value: string | number | boolean = raw;
+    if (s.kind === "number") {
+      value = Number(raw);
+      if (!Number.isFinite(value) || value < 0) throw new Error(`--${s.flag} (${s.env}) must be a non-negative number, got ${JSON.stringify(raw)}`);
+    } else if (s.kind === "boolean") {
+      value = raw === true || raw === "1" || raw === "true";
+    }
+    s.apply(options, value);
+  }
+  return options;
+}
+
+async function main(): Promise<void> {
+  let options: SimulatorOptions;
+  try {
+    options = parse(process.argv.slice(2));
+  } catch (error) {
+    console.error(String((error as Error).message ?? error));
+    console.error(usage());
+    process.exit(2);
+  }
+  const sim = await startSimulator(options);
+  const keys = demoKeys();
+  const width = Math.max(...keys.map((k) => k.secret.length));
+  console.log(
+    [
+      `Generation Hub simulator listening on ${sim.url}`,
+      `  API:        ${sim.url}/v1   (Authorization: Bearer <key>)`,
+      `  Events:     ${sim.url}/v1/events`,
+      `  Control:    ${sim.url}/_sim/   (reset, clock, outcomes, keys, accounts)`,
+      `  Clock:      ${sim.hub.clock.speed}x   CORS: ${options.cors ? "open" : "closed"}`,
+      "",
+      "Demo API keys:",
+      ...keys.map((k) => `  ${k.secret.padEnd(width)}  ${k.purpose}`),
+      "",
+      "Outcome markers in a prompt: [sim:fail] [sim:fail=timeout] [sim:hold] [sim:hold=block] [sim:slow] [sim:late] [sim:blocked]",
+      "Details: docs/simulator.md. Stop with Ctrl+C.",
+    ].join("\n"),
+  );
+  const stop = () => {
+    sim.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+await main();

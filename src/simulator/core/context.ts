@@ -1,0 +1,96 @@
+// One request on its way through the pipeline, and the answers handlers build from it.
+// Every `/v1` answer carries X-Request-Id, `Cache-Control: private, no-store` and
+// `Vary: Authorization, Cookie, Origin` (seed rule 10), plus the RateLimit pair once
+// the request reached the limiter.
+import type { Operation } from "../../contract/index.ts";
+import type { Credential } from "./credentials.ts";
+import { envelope, Refusal, refuse, type Lang } from "./errors.ts";
+import type { BodyAnswer, SimRequest, SimResponse } from "./exchange.ts";
+import type { Hub } from "./hub.ts";
+import { rateLimitHeaders, type WindowState } from "./ratelimit.ts";
+import type { Account } from "./state.ts";
+
+export interface Ctx {
+  hub: Hub;
+  req: SimRequest;
+  path: string;
+  query: URLSearchParams;
+  requestId: string;
+  lang: Lang;
+  baseUrl: string;
+  operation?: Operation;
+  params: Record<string, string>;
+  credential?: Credential;
+  account?: Account;
+  rate?: WindowState;
+}
+
+export type Handler = (ctx: Ctx) => SimResponse | Refusal;
+
+export const NO_STORE = "private, no-store";
+export const REVALIDATE = "private, max-age=0, must-revalidate";
+export const VARY = "Authorization, Cookie, Origin";
+
+export function baseHeaders(ctx: Ctx): Record<string, string> {
+  const h: Record<string, string> = { "x-request-id": ctx.requestId };
+  if (ctx.path.startsWith("/v1/") || ctx.path === "/v1") {
+    h["cache-control"] = NO_STORE;
+    h.vary = VARY;
+  }
+  if (ctx.rate) Object.assign(h, rateLimitHeaders(ctx.rate));
+  return h;
+}
+
+export function json(ctx: Ctx, status: number, body: unknown, extra?: Record<string, string>): BodyAnswer {
+  return jsonText(ctx, status, JSON.stringify(body), extra);
+}
+
+/** For bodies serialised already (cached record JSON). */
+export function jsonText(ctx: Ctx, status: number, text: string, extra?: Record<string, string>): BodyAnswer {
+  const headers = baseHeaders(ctx);
+  headers["content-type"] = "application/json; charset=utf-8";
+  if (extra) Object.assign(headers, extra);
+  return { status, headers, body: text };
+}
+
+export function refusalAnswer(ctx: Ctx, refusal: Refusal): BodyAnswer {
+  const extra: Record<string, string> = { ...refusal.options.headers };
+  if (refusal.options.retryAfter !== undefined) extra["retry-after"] = String(refusal.options.retryAfter);
+  return json(ctx, refusal.status, envelope(refusal, ctx.requestId, ctx.lang), extra);
+}
+
+export function isRefusal(value: unknown): value is Refusal {
+  return value instanceof Refusal;
+}
+
+/** The JSON body of the request, or the refusal that names what is wrong with it. */
+export function readJson(ctx: Ctx): { value: unknown } | Refusal {
+  const body = ctx.req.body;
+  const type = headerOf(ctx, "content-type");
+  if (!body || body.length === 0) {
+    return refuse("invalid_request", { details: [{ reason: "required", message: "a JSON body is required" }] });
+  }
+  if (!type) {
+    return refuse("invalid_request", { details: [{ field: "Content-Type", reason: "required", message: "Content-Type application/json is required" }] });
+  }
+  const media = type.split(";")[0]!.trim().toLowerCase();
+  if (media !== "application/json" && !/^application\/[a-z0-9.+-]*\+json$/.test(media)) {
+    return refuse("invalid_request", { details: [{ field: "Content-Type", reason: "not_allowed", message: "the body must be application/json" }] });
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+  } catch {
+    return refuse("invalid_request", { details: [{ reason: "invalid", message: "the body is not valid UTF-8" }] });
+  }
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return refuse("invalid_request", { details: [{ reason: "invalid", message: "the body is not valid JSON" }] });
+  }
+}
+
+export function headerOf(ctx: Ctx, name: string): string | undefined {
+  const v = ctx.req.headers[name];
+  return Array.isArray(v) ? v.join(", ") : v;
+}

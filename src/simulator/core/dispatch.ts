@@ -1,0 +1,115 @@
+// The request pipeline. Route dispatch is driven by the contract: every request is
+// matched with `matchOperation`; then the refusal ladder in the seed's order (API
+// disabled, credential rungs, the rate limiter, account rungs, scope), then the
+// operation's handler. Nothing a handler throws leaves as anything but an envelope.
+import { matchOperation, type Operation } from "../../contract/index.ts";
+import { accountRefusal, authenticate, scopeRefusal } from "./credentials.ts";
+import { headerOf, isRefusal, refusalAnswer, type Ctx } from "./context.ts";
+import { languageOf, refuse, type Refusal } from "./errors.ts";
+import type { SimRequest, SimResponse } from "./exchange.ts";
+import type { Hub } from "./hub.ts";
+import { newRequestId } from "./util.ts";
+
+// `matchOperation` is a pure function of method and path; a bounded memo keeps the
+// per-request cost of the contract walk off the hot paths.
+const matches = new Map<string, { operation: Operation; params: Record<string, string> } | null>();
+function match(method: string, path: string) {
+  const key = `${method} ${path}`;
+  let found = matches.get(key);
+  if (found === undefined) {
+    found = matchOperation(method, path) ?? null;
+    if (matches.size >= 10_000) matches.clear();
+    matches.set(key, found);
+  }
+  return found;
+}
+
+const REQUEST_ID = /^[\x21-\x7e][\x20-\x7e]{0,1023}$/;
+
+export function isV1(path: string): boolean {
+  return path === "/v1" || path.startsWith("/v1/");
+}
+
+function contextOf(hub: Hub, req: SimRequest): Ctx {
+  const q = req.url.indexOf("?");
+  const path = q < 0 ? req.url : req.url.slice(0, q);
+  const given = req.headers["x-request-id"];
+  return {
+    hub,
+    req,
+    path,
+    query: new URLSearchParams(q < 0 ? "" : req.url.slice(q + 1)),
+    requestId: typeof given === "string" && REQUEST_ID.test(given) ? given : newRequestId(),
+    lang: languageOf(headerOf({ req } as Ctx, "accept-language")),
+    baseUrl: hub.publicUrl ?? req.baseUrl,
+    params: {},
+  };
+}
+
+/** An envelope answer for a request the adapter refuses before the core sees it (413, ...). */
+export function refusalFor(hub: Hub, req: SimRequest, refusal: Refusal): SimResponse {
+  return refusalAnswer(contextOf(hub, req), refusal);
+}
+
+export function dispatch(hub: Hub, req: SimRequest): SimResponse {
+  const ctx = contextOf(hub, req);
+  const path = ctx.path;
+  try {
+    return route(hub, ctx);
+  } catch (error) {
+    console.error(`simulator: ${req.method} ${path} failed (request ${ctx.requestId})`, error);
+    ctx.rate = undefined;
+    return refusalAnswer(ctx, refuse("internal_error"));
+  }
+}
+
+function route(hub: Hub, ctx: Ctx): SimResponse {
+  const { req, path } = ctx;
+  for (const mount of hub.mounts) {
+    if (path === mount.prefix.replace(/\/$/, "") || path.startsWith(mount.prefix)) return settle(ctx, mount.handle(ctx));
+  }
+  // The API switch acts on every /v1 path before the key is read (no RateLimit pair).
+  if (isV1(path) && !hub.state.api_enabled) return refusalAnswer(ctx, refuse("api_disabled"));
+
+  const found = match(req.method, path);
+  if (!found) return refusalAnswer(ctx, refuse("not_found", { message: `No endpoint ${req.method} ${path}.` }));
+  const operation = found.operation;
+  ctx.operation = operation;
+  ctx.params = found.params;
+  const handler = hub.handlers.get(operation.operationId);
+
+  if (operation.schemes.length > 0) {
+    const now = hub.clock.now();
+    const credential = authenticate(hub.state, hub.resolvers, headerOf(ctx, "authorization"), headerOf(ctx, "cookie"), now, ctx.baseUrl);
+    if (isRefusal(credential)) return refusalAnswer(ctx, credential);
+    ctx.credential = credential;
+
+    const limited = hub.limiter.take(credential.keyId, credential.accountId);
+    ctx.rate = limited.binding;
+    if (!limited.ok) {
+      const w = limited.binding;
+      return refusalAnswer(ctx, refuse("rate_limited", {
+        message: `Too many requests: the ${w.policy} window allows ${w.quota} requests per ${w.window} s.`,
+        details: [{ reason: "request_rate", message: `${w.policy} window exhausted`, scope: w.policy, limit: w.quota, current: w.quota }],
+        retryAfter: w.reset,
+        retryAfterInBody: true,
+      }));
+    }
+
+    const account = hub.state.accounts.get(credential.accountId);
+    const refusedAccount = accountRefusal(account);
+    if (refusedAccount) return refusalAnswer(ctx, refusedAccount);
+    ctx.account = account;
+
+    const refusedScope = scopeRefusal(credential, operation, ctx.baseUrl);
+    if (refusedScope) return refusalAnswer(ctx, refusedScope);
+  }
+
+  // Routes of part 2 that are not built yet still answer in the envelope.
+  if (!handler) return refusalAnswer(ctx, refuse("service_unavailable", { message: `${operation.operationId} is not available in this simulator yet.` }));
+  return settle(ctx, handler(ctx));
+}
+
+function settle(ctx: Ctx, result: SimResponse | Refusal): SimResponse {
+  return isRefusal(result) ? refusalAnswer(ctx, result) : result;
+}

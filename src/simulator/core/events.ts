@@ -1,0 +1,197 @@
+// The event hub: one log per account of `generation.status_changed` frames with opaque
+// ids, and the open streams. A reconnect with `Last-Event-ID` gets every frame after it
+// (no loss, no repeat); a cursor that cannot be resumed gets a `reset` frame first.
+// History older than the retention window (on the simulator's clock) is dropped.
+import type { SimClock } from "./clock.ts";
+import type { StreamSink } from "./exchange.ts";
+import { base64url, fnv, fromBase64url } from "./util.ts";
+
+interface Logged {
+  seq: number;
+  at: number;
+  type: string;
+  text: string;
+}
+
+interface AccountLog {
+  events: Logged[];
+  /** Index of the first retained event in `events` (dropped ones are compacted lazily). */
+  start: number;
+  /** Sequence number of the newest event; 0 before the first. */
+  head: number;
+  /** Highest sequence number dropped by retention; a cursor below it has lost history. */
+  prunedThrough: number;
+}
+
+export interface OpenStream {
+  readonly accountId: string;
+  readonly keyId: string;
+  readonly requestId: string;
+  /** What the stream re-checks when access may have been withdrawn. */
+  readonly authorization: string | undefined;
+  readonly cookie: string | undefined;
+  readonly lang: "en" | "ru";
+  readonly types: ReadonlySet<string> | null;
+  sink: StreamSink | null;
+  heartbeat: ReturnType<typeof setInterval> | null;
+  closed: boolean;
+}
+
+export type Resume = { kind: "live" } | { kind: "resume"; after: number } | { kind: "reset"; reason: "cursor_expired" | "cursor_unknown" };
+
+export class EventHub {
+  #logs = new Map<string, AccountLog>();
+  #streams = new Set<OpenStream>();
+  #byAccount = new Map<string, Set<OpenStream>>();
+  #perKey = new Map<string, number>();
+
+  constructor(
+    private readonly clock: SimClock,
+    private epoch: string,
+    public retentionMs: number,
+    public heartbeatMs: number,
+  ) {}
+
+  /** Forgets history (state reset); open streams are ended by the caller first. */
+  reset(epoch: string): void {
+    this.epoch = epoch;
+    this.#logs.clear();
+  }
+
+  #log(accountId: string): AccountLog {
+    let log = this.#logs.get(accountId);
+    if (!log) {
+      log = { events: [], start: 0, head: 0, prunedThrough: 0 };
+      this.#logs.set(accountId, log);
+    }
+    return log;
+  }
+
+  cursor(accountId: string, seq: number): string {
+    const body = `${accountId}:${seq}`;
+    return `${base64url(body)}.${fnv(`${this.epoch}|${body}`)}`;
+  }
+
+  /** The id that resumes at the current moment (the `reset` and `terminated` frames carry it). */
+  headCursor(accountId: string): string {
+    return this.cursor(accountId, this.#log(accountId).head);
+  }
+
+  #prune(log: AccountLog): void {
+    const oldest = this.clock.now() - this.retentionMs;
+    while (log.start < log.events.length && log.events[log.start]!.at < oldest) {
+      log.prunedThrough = log.events[log.start]!.seq;
+      log.start++;
+    }
+    if (log.start > 1024 && log.start * 2 > log.events.length) {
+      log.events = log.events.slice(log.start);
+      log.start = 0;
+    }
+  }
+
+  /** Appends a frame to the account's log and writes it to the account's open streams. */
+  emit(accountId: string, event: string, type: string, data: unknown): void {
+    const log = this.#log(accountId);
+    this.#prune(log);
+    const seq = ++log.head;
+    const text = `event: ${event}\nid: ${this.cursor(accountId, seq)}\ndata: ${JSON.stringify(data)}\n\n`;
+    log.events.push({ seq, at: this.clock.now(), type, text });
+    const open = this.#byAccount.get(accountId);
+    if (!open) return;
+    for (const stream of open) {
+      if (stream.sink && (!stream.types || stream.types.has(type))) stream.sink.write(text);
+    }
+  }
+
+  /** Where a stream presenting `lastEventId` starts. */
+  resumeOf(accountId: string, lastEventId: string | undefined): Resume {
+    if (lastEventId === undefined || lastEventId === "") return { kind: "live" };
+    const dot = lastEventId.lastIndexOf(".");
+    const decoded = dot > 0 ? fromBase64url(lastEventId.slice(0, dot)) : undefined;
+    const unknown: Resume = { kind: "reset", reason: "cursor_unknown" };
+    if (!decoded || fnv(`${this.epoch}|${decoded}`) !== lastEventId.slice(dot + 1)) return unknown;
+    const colon = decoded.lastIndexOf(":");
+    const owner = decoded.slice(0, colon);
+    const seq = Number(decoded.slice(colon + 1));
+    const log = this.#log(accountId);
+    if (owner !== accountId || !Number.isSafeInteger(seq) || seq < 0 || seq > log.head) return unknown;
+    this.#prune(log);
+    if (seq < log.prunedThrough) return { kind: "reset", reason: "cursor_expired" };
+    return { kind: "resume", after: seq };
+  }
+
+  streamsOfKey(keyId: string): number {
+    return this.#perKey.get(keyId) ?? 0;
+  }
+
+  get openStreams(): ReadonlySet<OpenStream> {
+    return this.#streams;
+  }
+
+  /**
+   * Starts a stream: the reset frame or the missed frames first, then live frames.
+   * Runs synchronously, so no frame emitted meanwhile can be lost or repeated.
+   */
+  attach(stream: OpenStream, sink: StreamSink, resume: Resume): void {
+    stream.sink = sink;
+    this.#streams.add(stream);
+    let set = this.#byAccount.get(stream.accountId);
+    if (!set) {
+      set = new Set();
+      this.#byAccount.set(stream.accountId, set);
+    }
+    set.add(stream);
+    this.#perKey.set(stream.keyId, this.streamsOfKey(stream.keyId) + 1);
+    if (resume.kind === "reset") {
+      sink.write(`event: reset\nid: ${this.headCursor(stream.accountId)}\ndata: ${JSON.stringify({ reason: resume.reason, catch_up: "/v1/generations/status" })}\n\n`);
+    } else if (resume.kind === "resume") {
+      const log = this.#log(stream.accountId);
+      // Binary search for the first event after the cursor.
+      let lo = log.start;
+      let hi = log.events.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (log.events[mid]!.seq <= resume.after) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < log.events.length; i++) {
+        const e = log.events[i]!;
+        if (!stream.types || stream.types.has(e.type)) sink.write(e.text);
+      }
+    }
+    if (this.heartbeatMs > 0) {
+      stream.heartbeat = setInterval(() => stream.sink?.write(":\n\n"), this.heartbeatMs);
+      (stream.heartbeat as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** Sends `terminated` with the refusal's envelope and ends the stream. */
+  terminate(stream: OpenStream, envelope: unknown): void {
+    if (stream.closed) return;
+    stream.sink?.write(`event: terminated\nid: ${this.headCursor(stream.accountId)}\ndata: ${JSON.stringify(envelope)}\n\n`);
+    const sink = stream.sink;
+    this.detach(stream);
+    sink?.end();
+  }
+
+  /** Ends a stream without a frame (shutdown or state reset). */
+  end(stream: OpenStream): void {
+    const sink = stream.sink;
+    this.detach(stream);
+    sink?.end();
+  }
+
+  /** Forgets a stream whose client went away; safe to call twice. */
+  detach(stream: OpenStream): void {
+    if (stream.closed) return;
+    stream.closed = true;
+    if (stream.heartbeat) clearInterval(stream.heartbeat);
+    stream.heartbeat = null;
+    stream.sink = null;
+    if (!this.#streams.delete(stream)) return;
+    this.#byAccount.get(stream.accountId)?.delete(stream);
+    const n = this.streamsOfKey(stream.keyId) - 1;
+    if (n > 0) this.#perKey.set(stream.keyId, n);
+    else this.#perKey.delete(stream.keyId);
+  }
+}

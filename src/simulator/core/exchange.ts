@@ -1,0 +1,44 @@
+// What the core receives and answers, independent of any HTTP framework: the Fastify
+// adapter maps Node requests onto these, and in-browser request handlers can too.
+
+export interface SimRequest {
+  /** Upper-case method. */
+  method: string;
+  /** Path and query as received (`/v1/generations?limit=5`). */
+  url: string;
+  /** Header names in lower case. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The raw body; undefined when the request had none. */
+  body?: Uint8Array;
+  /** `scheme://host[:port]` as the caller reached this server; links in records start with it. */
+  baseUrl: string;
+}
+
+export interface StreamSink {
+  write(chunk: string): void;
+  end(): void;
+}
+
+export interface BodyAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body?: string | Uint8Array;
+}
+
+export interface StreamAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** Starts the stream on a sink; answers a function that stops it (client gone). */
+  stream: (sink: StreamSink) => () => void;
+}
+
+export type SimResponse = BodyAnswer | StreamAnswer;
+
+export function isStream(answer: SimResponse): answer is StreamAnswer {
+  return "stream" in answer;
+}
+
+export function header(req: SimRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(", ") : v;
+}

@@ -1,0 +1,18 @@
+// POST /v1/pricing/estimate: the submit's own checks, then the same price function
+// the submit charges with. Creates and charges nothing.
+import { isRefusal, json, readJson, type Handler } from "../context.ts";
+import { refuse } from "../errors.ts";
+import { priceOf } from "../pricing.ts";
+import { checkSubmit } from "../submit.ts";
+
+const estimatePrice: Handler = (ctx) => {
+  const parsed = readJson(ctx);
+  if (isRefusal(parsed)) return parsed;
+  const accepted = checkSubmit(parsed.value, ctx.hub.state.models, ctx.account!);
+  if (isRefusal(accepted)) return accepted;
+  if (accepted.body.promo_mode !== undefined) return refuse("estimate_unavailable");
+  const price = priceOf(accepted.model, accepted.body);
+  return json(ctx, 200, { type: accepted.type, model_id: accepted.model.id, currency: price.currency, price_cc: price.price_cc, breakdown: price.breakdown });
+};
+
+export const pricingHandlers = { estimatePrice };

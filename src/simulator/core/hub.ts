@@ -1,0 +1,178 @@
+// The hub simulator's core: state, clock, limiter, event hub and generations engine,
+// and `handle(request)`, which answers one request synchronously. Nothing here knows
+// about Fastify or Node's http module.
+import { operationById, streamLimits } from "../../contract/index.ts";
+import { SimClock } from "./clock.ts";
+import type { Ctx, Handler } from "./context.ts";
+import { authenticate, accountRefusal, scopeRefusal, type CredentialResolver } from "./credentials.ts";
+import { controlHandler } from "./control.ts";
+import { dispatch, refusalFor } from "./dispatch.ts";
+import { GenerationEngine } from "./engine.ts";
+import { envelope, Refusal, refuse } from "./errors.ts";
+import type { SimRequest, SimResponse } from "./exchange.ts";
+import { EventHub } from "./events.ts";
+import { coreHandlers } from "./handlers/index.ts";
+import { DEFAULT_TIMING, type Timing } from "./outcomes.ts";
+import { RateLimiter, type RateLimitConfig } from "./ratelimit.ts";
+import { seedDemoGenerations } from "./fixtures/generations.ts";
+import { createState, type HubState } from "./state.ts";
+import { IdMaker } from "./util.ts";
+
+export interface AssetFile {
+  contentType: string;
+  fileName: string;
+  bytes: Uint8Array;
+}
+
+/** Result files by output kind (`image`, `video`, `model`); the adapter supplies the bytes. */
+export type AssetSource = (kind: string) => AssetFile | undefined;
+
+export interface HubOptions {
+  /** Simulated seconds per real second; 0 freezes the clock (advance it explicitly). */
+  clockSpeed?: number;
+  /** Simulated start time (ms since the epoch); default: now. */
+  startTime?: number;
+  rateLimits?: Partial<RateLimitConfig>;
+  timing?: Partial<Timing>;
+  /** Heartbeat comment interval in real seconds (default from the contract: 15). */
+  heartbeatSeconds?: number;
+  /** Event history retention in simulated days (default from the contract: 7). */
+  retentionDays?: number;
+  /** Open streams per key (default from the contract: 10). */
+  maxStreamsPerKey?: number;
+  /** Base address put in links (`output_urls`); default: the address the caller used. */
+  publicUrl?: string;
+  /** Seed the demo account with a few finished generations (default true). */
+  demoData?: boolean;
+  assets?: AssetSource;
+  /** Serve the control interface under /_sim/ (default true). */
+  control?: boolean;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
+  windowSeconds: 60,
+  keyQuota: 300,
+  accountQuota: 900,
+  submitQuota: 60,
+  concurrency: 8,
+};
+
+export interface Mount {
+  /** Path prefix outside `/v1` (`/storage/`, `/site/`). */
+  prefix: string;
+  handle: (ctx: Ctx) => SimResponse | Refusal;
+}
+
+export class Hub {
+  readonly clock: SimClock;
+  readonly limiter: RateLimiter;
+  readonly events: EventHub;
+  readonly engine: GenerationEngine;
+  ids = new IdMaker();
+  readonly timing: Timing;
+  readonly handlers = new Map<string, Handler>();
+  readonly resolvers: CredentialResolver[] = [];
+  readonly mounts: Mount[] = [];
+  readonly maxStreamsPerKey: number;
+  readonly publicUrl: string | undefined;
+  readonly assets: AssetSource;
+  state: HubState;
+  #demoData: boolean;
+  #keyExpiries: { cancel(): void }[] = [];
+
+  constructor(options: HubOptions = {}) {
+    const limits = streamLimits();
+    this.clock = new SimClock({ speed: options.clockSpeed ?? 1, start: options.startTime });
+    this.limiter = new RateLimiter(this.clock, { ...DEFAULT_RATE_LIMITS, ...options.rateLimits });
+    this.timing = { ...DEFAULT_TIMING, ...options.timing, runningMs: { ...DEFAULT_TIMING.runningMs, ...options.timing?.runningMs } };
+    this.maxStreamsPerKey = options.maxStreamsPerKey ?? limits.maxStreamsPerKey;
+    this.publicUrl = options.publicUrl?.replace(/\/+$/, "");
+    this.assets = options.assets ?? (() => undefined);
+    this.#demoData = options.demoData ?? true;
+    this.state = createState(this.clock.now());
+    this.events = new EventHub(
+      this.clock,
+      this.state.epoch,
+      (options.retentionDays ?? limits.retentionDays) * 86_400_000,
+      (options.heartbeatSeconds ?? limits.heartbeatSeconds) * 1000,
+    );
+    this.engine = new GenerationEngine(this);
+    this.use(coreHandlers);
+    if (options.control !== false) this.mount({ prefix: "/_sim/", handle: controlHandler });
+    this.#afterReset();
+  }
+
+  /** Answers one request. Synchronous: a request is handled whole before the next. */
+  handle(req: SimRequest): SimResponse {
+    return dispatch(this, req);
+  }
+
+  /** An envelope answer for a request refused before it reached the pipeline. */
+  refuse(req: SimRequest, code: string, message?: string): SimResponse {
+    return refusalFor(this, req, refuse(code, message ? { message } : {}));
+  }
+
+  /** Registers handlers by operationId (part 2 adds its resources the same way). */
+  use(handlers: Readonly<Record<string, Handler>>): void {
+    for (const [operationId, handler] of Object.entries(handlers)) {
+      operationById(operationId); // fails loudly on a name the contract does not have
+      this.handlers.set(operationId, handler);
+    }
+  }
+
+  mount(mount: Mount): void {
+    this.mounts.push(mount);
+  }
+
+  /** Back to the fixtures: open streams end, history and ids of the old state become unknown. */
+  reset(): void {
+    for (const stream of [...this.events.openStreams]) this.events.end(stream);
+    this.clock.clear();
+    this.limiter.reset();
+    this.ids = new IdMaker();
+    this.state = createState(this.clock.now());
+    this.events.reset(this.state.epoch);
+    this.#afterReset();
+  }
+
+  #afterReset(): void {
+    for (const t of this.#keyExpiries) t.cancel();
+    this.#keyExpiries = [];
+    for (const key of this.state.keys.values()) this.watchExpiry(key.expires_at);
+    if (this.#demoData) seedDemoGenerations(this);
+  }
+
+  /** A key that expires while a stream is open ends that stream (`terminated`). */
+  watchExpiry(at: number | null): void {
+    if (at !== null && at > this.clock.now()) this.#keyExpiries.push(this.clock.at(at, () => this.recheckStreams()));
+  }
+
+  ledger(accountId: string, amount: number, generationId: string | null, reason: string | null): void {
+    const now = this.clock.now();
+    this.state.ledger.push({ id: this.ids.next("txn_", now), account_id: accountId, amount_cc: amount, generation_id: generationId, reason, created_at: now });
+  }
+
+  /**
+   * Re-runs the refusal ladder for every open stream; a stream whose access was
+   * withdrawn gets `terminated` with the refusal a reconnect would get.
+   */
+  recheckStreams(): void {
+    const streamOperation = operationById("streamGenerationEvents");
+    for (const stream of [...this.events.openStreams]) {
+      let refusal: Refusal | undefined;
+      if (!this.state.api_enabled) refusal = refuse("api_disabled");
+      else {
+        const credential = authenticate(this.state, this.resolvers, stream.authorization, stream.cookie, this.clock.now(), this.publicUrl ?? "");
+        if (credential instanceof Refusal) refusal = credential;
+        else refusal = accountRefusal(this.state.accounts.get(credential.accountId)) ?? scopeRefusal(credential, streamOperation, "");
+      }
+      if (refusal) this.events.terminate(stream, envelope(refusal, stream.requestId, stream.lang));
+    }
+  }
+
+  /** Ends every stream and stops the clock (server shutdown). */
+  shutdown(): void {
+    for (const stream of [...this.events.openStreams]) this.events.end(stream);
+    this.clock.stop();
+  }
+}

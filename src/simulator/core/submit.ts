@@ -1,0 +1,92 @@
+// Everything a submit and an estimate refuse before anything is created or charged:
+// the type the API does not submit (503), the contract's schema (400 with details from
+// the contract's own validator), then the model-specific reasons of the seed's reason
+// table, checked against the catalog entry of the model this key can launch.
+import { schemaValidator, validateChosen, type Detail } from "../../contract/index.ts";
+import { refuse, type Refusal } from "./errors.ts";
+import { DEFAULT_MODEL, PUBLISHED_TYPES, UNSUBMITTABLE_TYPES, type ModelDef } from "./fixtures/catalog.ts";
+import type { Account } from "./state.ts";
+
+export interface AcceptedSubmit {
+  type: string;
+  model: ModelDef;
+  body: Record<string, unknown>;
+}
+
+/** Models a key can launch: enabled, of a submitted type, early access only with access. */
+export function launchable(models: readonly ModelDef[], account: Account): ModelDef[] {
+  return models.filter((m) => m.enabled && !(UNSUBMITTABLE_TYPES as readonly string[]).includes(m.type) && (!m.early_access || account.early_access));
+}
+
+export function checkSubmit(body: unknown, models: readonly ModelDef[], account: Account): AcceptedSubmit | Refusal {
+  const type = body && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>).type : undefined;
+  if (typeof type === "string" && (UNSUBMITTABLE_TYPES as readonly string[]).includes(type)) {
+    return refuse("submit_unavailable", { message: `Generation type ${type} is not submitted through this API; nothing was charged.` });
+  }
+  // The compiled validator answers valid bodies fast; the branch-aware one names the
+  // faults of an invalid body.
+  if (!schemaValidator("SubmitRequest")(body)) {
+    return refuse("invalid_request", { details: validateChosen("SubmitRequest", body) });
+  }
+  const request = body as Record<string, unknown>;
+  const t = type as string;
+  if (!(PUBLISHED_TYPES as readonly string[]).includes(t)) {
+    return refuse("invalid_request", { details: [{ field: "type", reason: "not_allowed", message: `type ${t} is not a published generation type` }] });
+  }
+  const modelId = typeof request.model === "string" ? request.model : DEFAULT_MODEL[t];
+  const found = models.find((m) => m.id === modelId);
+  const visible = found && launchable([found], account).length === 1;
+  if (!found || !visible) {
+    return refuse("invalid_request", { details: [{ field: "model", reason: "unknown_model", message: `model ${modelId} is not in GET /v1/models for this key` }] });
+  }
+  if (found.type !== t) {
+    return refuse("invalid_request", { details: [{ field: "model", reason: "unsupported_model", message: `model ${found.id} is not served through type ${t}` }] });
+  }
+  const details = modelDetails(found, request);
+  if (details.length > 0) return refuse("invalid_request", { details });
+  return { type: t, model: found, body: request };
+}
+
+function modelDetails(model: ModelDef, body: Record<string, unknown>): Detail[] {
+  const c = model.constraints;
+  const out: Detail[] = [];
+  const add = (field: string, reason: string, message: string) => out.push({ field, reason, message });
+  if (typeof body.prompt === "string" && body.prompt.length > model.prompt_limit) {
+    add("prompt", "prompt_too_long", `prompt is longer than the model's limit of ${model.prompt_limit} characters`);
+  }
+  if (typeof body.duration === "number" && c.durations && !c.durations.includes(body.duration)) {
+    add("duration", "unsupported_duration", `duration must be one of ${c.durations.join(", ")}`);
+  }
+  if (typeof body.resolution === "string" && c.resolutions && !c.resolutions.includes(body.resolution)) {
+    add("resolution", "unsupported_resolution", `resolution must be one of ${c.resolutions.join(", ")}`);
+  }
+  if (typeof body.aspect === "string" && c.aspects && !c.aspects.includes(body.aspect)) {
+    add("aspect", "unsupported_aspect", `aspect must be one of ${c.aspects.join(", ")}`);
+  }
+  if (typeof body.n_variants === "number" && body.n_variants > (c.max_variants ?? 1)) {
+    add("n_variants", "unsupported_n_variants", `the model renders at most ${c.max_variants ?? 1} outputs`);
+  }
+  if (typeof body.quality === "string" && !(c.qualities ?? []).includes(body.quality)) {
+    add("quality", "unsupported_quality", c.qualities ? `quality must be one of ${c.qualities.join(", ")}` : "the model has no quality axis");
+  }
+  if (body.background === "transparent" && !c.transparency) {
+    add("background", "transparency_not_supported", "the model cannot render a transparent background");
+  }
+  if (typeof body.scale === "number" && c.scales && !c.scales.includes(body.scale)) {
+    add("scale", "unsupported_scale", `scale must be one of ${c.scales.join(", ")}`);
+  }
+  const images = Array.isArray(body.image_urls) ? body.image_urls.length : 0;
+  if (c.min_images && images < c.min_images) {
+    add("image_urls", "image_required", `the model needs at least ${c.min_images} reference image(s)`);
+  }
+  if (images > (c.max_images ?? 0)) {
+    add("image_urls", "too_many_images", `the model accepts at most ${c.max_images ?? 0} reference image(s)`);
+  }
+  if (typeof body.prompt_expansion === "string" && !model.prompt_expansion_modes.includes(body.prompt_expansion)) {
+    add("prompt_expansion", "not_available", `prompt_expansion must be one of ${model.prompt_expansion_modes.join(", ")}`);
+  }
+  if (body.seed !== undefined && !model.has_seed) {
+    add("seed", "not_available", "the model does not publish has_seed");
+  }
+  return out;
+}

@@ -1,0 +1,132 @@
+// Small helpers with no dependencies (the core also runs in a browser later): ids,
+// a fast non-cryptographic hash, canonical JSON for body comparison, base64url.
+
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+function randomBytes(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  globalThis.crypto.getRandomValues(out);
+  return out;
+}
+
+/**
+ * Time-ordered ids (ULID layout: 10 chars of time, 16 of randomness). Ids made in the
+ * same millisecond increase, so "creation time, then id" is also the creation order.
+ */
+export class IdMaker {
+  #lastTime = -1;
+  #lastRandom: number[] = [];
+
+  next(prefix: string, time: number): string {
+    if (time <= this.#lastTime) {
+      this.#increment();
+    } else {
+      this.#lastTime = time;
+      this.#lastRandom = Array.from(randomBytes(16), (b) => b & 31);
+    }
+    let t = this.#lastTime;
+    let head = "";
+    for (let i = 0; i < 10; i++) {
+      head = CROCKFORD[t % 32] + head;
+      t = Math.floor(t / 32);
+    }
+    return prefix + head + this.#lastRandom.map((d) => CROCKFORD[d]).join("");
+  }
+
+  #increment(): void {
+    for (let i = this.#lastRandom.length - 1; i >= 0; i--) {
+      if (this.#lastRandom[i]! < 31) {
+        this.#lastRandom[i]!++;
+        return;
+      }
+      this.#lastRandom[i] = 0;
+    }
+  }
+}
+
+/** A short random token (request ids, epochs). */
+export function randomToken(length = 20): string {
+  return Array.from(randomBytes(length), (b) => CROCKFORD[b & 31]).join("");
+}
+
+let requestCounter = 0;
+const requestPrefix = randomToken(10);
+/** Request ids: unique per process, cheap to make on every answer. */
+export function newRequestId(): string {
+  requestCounter = (requestCounter + 1) % 0x7fffffff;
+  return `req_${requestPrefix}${requestCounter.toString(36).padStart(6, "0")}`;
+}
+
+/** FNV-1a, 32 bits, as 7 base-36 characters. For ETags and cursor checksums, not security. */
+export function fnv(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0).toString(36).padStart(7, "0");
+}
+
+/**
+ * JSON with object keys sorted, so two bodies that differ only in key order or
+ * whitespace compare equal. Returns undefined for a value nested deeper than a
+ * request body can legitimately be (such a body is compared as "different").
+ */
+export function canonicalJson(value: unknown, depth = 0): string | undefined {
+  if (depth > 32) return undefined;
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    const parts: string[] = [];
+    for (const item of value) {
+      const part = canonicalJson(item, depth + 1);
+      if (part === undefined) return undefined;
+      parts.push(part);
+    }
+    return `[${parts.join(",")}]`;
+  }
+  const keys = Object.keys(value).sort();
+  const parts: string[] = [];
+  for (const key of keys) {
+    const part = canonicalJson((value as Record<string, unknown>)[key], depth + 1);
+    if (part === undefined) return undefined;
+    parts.push(`${JSON.stringify(key)}:${part}`);
+  }
+  return `{${parts.join(",")}}`;
+}
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+export function base64url(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 3) {
+    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out += B64[(n >> 18) & 63]! + B64[(n >> 12) & 63]!;
+    if (i + 1 < bytes.length) out += B64[(n >> 6) & 63]!;
+    if (i + 2 < bytes.length) out += B64[n & 63]!;
+  }
+  return out;
+}
+
+/** Decodes base64url; undefined for anything that is not. */
+export function fromBase64url(text: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) return undefined;
+  const bytes: number[] = [];
+  for (let i = 0; i < text.length; i += 4) {
+    const chunk = text.slice(i, i + 4);
+    let n = 0;
+    for (let j = 0; j < 4; j++) n = (n << 6) | (j < chunk.length ? B64.indexOf(chunk[j]!) : 0);
+    bytes.push((n >> 16) & 255);
+    if (chunk.length > 2) bytes.push((n >> 8) & 255);
+    if (chunk.length > 3) bytes.push(n & 255);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(new Uint8Array(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,187 @@
+// The Fastify 5 adapter: maps each Node request onto the core's SimRequest and writes
+// the core's answer back. Fastify's own routing, body parsing and error bodies are kept
+// out of the way: one catch-all route, raw bodies, and every framework error mapped to
+// the API's envelope (a Fastify error body must never leak).
+import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+import { envelope, refuse } from "../core/errors.ts";
+import { isStream, type SimRequest, type SimResponse } from "../core/exchange.ts";
+import type { Hub } from "../core/hub.ts";
+import { newRequestId } from "../core/util.ts";
+import { docsFile } from "./docs.ts";
+
+export interface ServerOptions {
+  /** Largest request body accepted; above it answers 413 `request_too_large`. */
+  bodyLimit: number;
+  /** Open CORS for local work: `true` reflects any origin, a list allows those origins. */
+  cors: boolean | readonly string[];
+  /** Folder served at /docs when it exists. */
+  docsDir: string | undefined;
+  /** Seconds a client may take to send a whole request (headers and body). */
+  requestTimeoutSeconds: number;
+  /** Largest header block (request line included); above it answers 413. */
+  maxHeaderBytes: number;
+  logger: boolean;
+}
+
+const EXPOSED = "X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, Location, ETag, WWW-Authenticate";
+const ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-Id, Last-Event-ID, Accept-Language, If-None-Match";
+const HOST = /^[A-Za-z0-9.\-_:[\]]{1,255}$/;
+
+function baseUrlOf(raw: IncomingMessage, fallback: string): string {
+  const fwdHost = raw.headers["x-forwarded-host"];
+  const fwdProto = raw.headers["x-forwarded-proto"];
+  const host = (typeof fwdHost === "string" ? fwdHost.split(",")[0]!.trim() : undefined) ?? raw.headers.host;
+  const proto = typeof fwdProto === "string" && /^https?$/.test(fwdProto.split(",")[0]!.trim()) ? fwdProto.split(",")[0]!.trim() : "http";
+  return host && HOST.test(host) ? `${proto}://${host}` : fallback;
+}
+
+function corsAllows(option: ServerOptions["cors"], origin: string | undefined): origin is string {
+  if (!origin || option === false) return false;
+  return option === true || option.includes(origin);
+}
+
+/** A complete raw answer for a socket whose request Node could not parse. */
+function rawAnswer(status: number, reason: string, body: string): string {
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+export function createServer(hub: Hub, options: ServerOptions): FastifyInstance {
+  let fallbackBase = "http://127.0.0.1";
+
+  const app = Fastify({
+    logger: options.logger,
+    bodyLimit: options.bodyLimit,
+    forceCloseConnections: true,
+    exposeHeadRoutes: false,
+    return503OnClosing: false,
+    requestTimeout: options.requestTimeoutSeconds * 1000,
+    routerOptions: { maxParamLength: 1 << 20 },
+    http: { maxHeaderSize: options.maxHeaderBytes },
+    // A URL Fastify cannot decode still goes to the core, which answers 404 in the envelope.
+    frameworkErrors: (_error, request, reply) => serve(request, reply),
+    // Requests Node cannot parse (header block too large, bad request line, timeout).
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+      if (!socket.writable || error.code === "ECONNRESET" || error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+        socket.destroy();
+        return;
+      }
+      const tooLarge = error.code === "HPE_HEADER_OVERFLOW" || error.code === "HPE_URI_OVERFLOW";
+      const code = tooLarge ? "request_too_large" : "invalid_request";
+      const body = JSON.stringify(envelope(refuse(code, { message: tooLarge ? "The request line or headers are larger than the API accepts." : "The request could not be parsed." }), newRequestId(), "en"));
+      socket.end(rawAnswer(tooLarge ? 413 : 400, tooLarge ? "Payload Too Large" : "Bad Request", body));
+    },
+  });
+
+  // Bodies reach the core raw; it parses JSON itself so every fault gets the envelope.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: options.bodyLimit }, (_req, body, done) => done(null, body));
+
+  function simRequest(request: FastifyRequest): SimRequest {
+    const raw = request.raw;
+    const body = request.body;
+    return {
+      method: raw.method ?? "GET",
+      url: raw.url ?? "/",
+      headers: raw.headers,
+      body: Buffer.isBuffer(body) ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : undefined,
+      baseUrl: baseUrlOf(raw, fallbackBase),
+    };
+  }
+
+  function corsHeaders(request: FastifyRequest): Record<string, string> {
+    const origin = request.headers.origin;
+    if (!corsAllows(options.cors, origin)) return {};
+    return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED };
+  }
+
+  function send(request: FastifyRequest, reply: FastifyReply, answer: SimResponse): void {
+    const headers = { ...answer.headers, ...corsHeaders(request) };
+    if (isStream(answer)) {
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(answer.status, headers);
+      res.flushHeaders();
+      let stop: (() => void) | undefined;
+      let ended = false;
+      const sink = {
+        write(chunk: string) {
+          if (!ended && !res.destroyed) res.write(chunk);
+        },
+        end() {
+          if (ended) return;
+          ended = true;
+          if (!res.destroyed) res.end();
+        },
+      };
+      stop = answer.stream(sink);
+      // The client went away (or the stream ended): forget the stream either way.
+      if (res.destroyed || request.raw.socket.destroyed) stop();
+      else res.on("close", () => stop?.());
+      return;
+    }
+    reply.code(answer.status).headers(headers);
+    const body = answer.body;
+    if (body === undefined) reply.send();
+    else if (typeof body === "string") reply.send(body);
+    else reply.send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+  }
+
+  function serve(request: FastifyRequest, reply: FastifyReply): void {
+    const url = request.raw.url ?? "/";
+    const path = url.split("?")[0]!;
+    if (request.method === "OPTIONS" && corsAllows(options.cors, request.headers.origin) && request.headers["access-control-request-method"]) {
+      reply.code(204).headers({
+        "access-control-allow-origin": request.headers.origin!,
+        "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE",
+        "access-control-allow-headers": ALLOWED_HEADERS,
+        "access-control-max-age": "600",
+        vary: "Origin",
+      }).send();
+      return;
+    }
+    if (options.docsDir && (path === "/docs" || path.startsWith("/docs/")) && (request.method === "GET" || request.method === "HEAD")) {
+      const file = docsFile(options.docsDir, path);
+      if (file) {
+        if (path === "/docs") {
+          reply.code(301).header("location", "/docs/").send();
+          return;
+        }
+        reply.code(200).header("content-type", file.contentType).header("cache-control", "no-cache").send(file.bytes);
+        return;
+      }
+    }
+    send(request, reply, hub.handle(simRequest(request)));
+  }
+
+  app.route({ method: app.supportedMethods as string[], url: "/", handler: serve });
+  app.route({ method: app.supportedMethods as string[], url: "/*", handler: serve });
+  app.setNotFoundHandler(serve);
+
+  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
+    if (reply.sent || request.raw.destroyed) return;
+    const req = simRequest(request);
+    let answer: SimResponse;
+    if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413) {
+      answer = hub.refuse(req, "request_too_large", `The body is larger than ${options.bodyLimit} bytes.`);
+    } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      answer = hub.refuse(req, "invalid_request", "The request body could not be read.");
+    } else {
+      if (options.logger) request.log.error(error);
+      else console.error("simulator: request failed", error);
+      answer = hub.refuse(req, "internal_error");
+    }
+    send(request, reply, answer);
+  });
+
+  app.addHook("onListen", async () => {
+    const address = app.server.address();
+    if (address && typeof address === "object") {
+      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      fallbackBase = `http://${host}:${address.port}`;
+    }
+  });
+
+  return app;
+}

@@ -1,0 +1,58 @@
+// startSimulator: the hub simulator on a real HTTP server (Fastify), for tests, the
+// typed client's suite, the conformance suite and `npm start`.
+import { fileURLToPath } from "node:url";
+import { Hub, type HubOptions } from "./core/hub.ts";
+import { fileAssets } from "./http/assets.ts";
+import { createServer, type ServerOptions } from "./http/server.ts";
+
+export { Hub } from "./core/hub.ts";
+export type { HubOptions, AssetSource, Mount } from "./core/hub.ts";
+export type { SimRequest, SimResponse, StreamSink } from "./core/exchange.ts";
+export { demoKeys, demoAccounts } from "./core/fixtures/accounts.ts";
+
+export interface SimulatorOptions extends HubOptions, Partial<ServerOptions> {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 4010; 0 picks a free port. */
+  port?: number;
+}
+
+export interface RunningSimulator {
+  /** Base address, e.g. `http://127.0.0.1:4010`. */
+  url: string;
+  hub: Hub;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_DOCS_DIR = fileURLToPath(new URL("../../site/", import.meta.url));
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const hub = new Hub({ ...options, assets: options.assets ?? fileAssets() });
+  const app = createServer(hub, {
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    cors: options.cors ?? false,
+    // Read per request: a docs build made while the simulator runs shows up at once.
+    docsDir: options.docsDir ?? DEFAULT_DOCS_DIR,
+    requestTimeoutSeconds: options.requestTimeoutSeconds ?? 30,
+    maxHeaderBytes: options.maxHeaderBytes ?? 16 * 1024,
+    logger: options.logger ?? false,
+  });
+  const host = options.host ?? "127.0.0.1";
+  await app.listen({ host, port: options.port ?? 4010 });
+  const address = app.server.address();
+  const port = address && typeof address === "object" ? address.port : options.port;
+  const shownHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://${shownHost}:${port}`,
+    hub,
+    close() {
+      closed ??= (async () => {
+        hub.shutdown();
+        await app.close();
+      })();
+      return closed;
+    },
+  };
+}
