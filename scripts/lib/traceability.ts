@@ -2,21 +2,10 @@
 // and the tests that name it, into one table (generated/traceability.md).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { parse } from "yaml";
 import { at, root } from "./paths.ts";
+import { seedRules, type SeedRule } from "../../src/contract/rules.ts";
 
-export interface SeedRule {
-  id: string;
-  section: string;
-  rule: string;
-  contract: string[];
-  observable: boolean;
-}
-
-export function seedRules(): SeedRule[] {
-  const doc = parse(readFileSync(at("docs/seed-rules.yaml"), "utf8")) as { section: string; rules: Omit<SeedRule, "section">[] }[];
-  return doc.flatMap((s) => s.rules.map((r) => ({ ...r, section: s.section, observable: r.observable !== false })));
-}
+export { seedRules, type SeedRule };
 
 /** `op:submitGeneration/responses/202` -> a JSON pointer into the bundle (or a file path). */
 export function resolveLocation(location: string, bundle: Record<string, unknown>): { pointer?: string; file?: string } {

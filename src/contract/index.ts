@@ -2,3 +2,4 @@
 export * from "./document.ts";
 export * from "./tables.ts";
 export * from "./validator.ts";
+export * from "./rules.ts";
