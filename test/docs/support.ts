@@ -57,9 +57,9 @@ export async function serveSite(dir: string, mount = "/docs/"): Promise<StaticSi
   };
 }
 
-/** Debian's Chromium (`apt-get install -y chromium`), or CHROMIUM_PATH. */
+/** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH, when set, is the only candidate. */
 export function chromiumPath(): string | undefined {
-  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].filter(Boolean) as string[];
+  const candidates = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
   return candidates.find((p) => existsSync(p));
 }
 
