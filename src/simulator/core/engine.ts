@@ -143,8 +143,12 @@ export class GenerationEngine {
       this.hub.ledger(account.id, gen.charged_cc, gen.id, "refund");
       gen.refunded = true;
     }
+    // A free-quota use given back is a refund too (the record says `refunded`).
     const quota = gen.free_quota >= 0 ? account.free_quotas[gen.free_quota] : undefined;
-    if (quota && quota.remaining !== null) quota.remaining++;
+    if (quota) {
+      if (quota.remaining !== null) quota.remaining++;
+      gen.refunded = true;
+    }
     gen.free_quota = -1;
   }
 

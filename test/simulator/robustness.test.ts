@@ -1,0 +1,198 @@
+// Bad input never breaks the simulator: every fault gets an envelope answer or a
+// clean close, never a 500, a hang, a stack trace, a framework body or changed state.
+import { connect } from "node:net";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { schemaValidator } from "../../src/contract/index.ts";
+import { expectConforming, startSim, type Sim } from "./support/harness.ts";
+
+let sim: Sim;
+let errors: ReturnType<typeof vi.spyOn>;
+const BODY_LIMIT = 4096;
+beforeAll(async () => {
+  sim = await startSim({ bodyLimit: BODY_LIMIT });
+});
+beforeEach(() => {
+  sim.hub.reset();
+  errors = vi.spyOn(console, "error");
+});
+afterEach(() => {
+  // Nothing reached the internal-error path.
+  expect(errors).not.toHaveBeenCalled();
+  errors.mockRestore();
+});
+afterAll(() => sim.close());
+
+const envelopeValid = schemaValidator("ErrorEnvelope");
+
+/** Sends raw bytes and reads everything the server answers until it closes or goes quiet. */
+function rawExchange(bytes: string | Buffer, { end = true, quietMs = 300 } = {}): Promise<string> {
+  const { port } = new URL(sim.url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), "127.0.0.1");
+    let data = "";
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(data);
+    };
+    socket.on("data", (d) => {
+      data += d.toString("latin1");
+      clearTimeout(timer);
+      timer = setTimeout(done, quietMs);
+    });
+    socket.on("close", done);
+    socket.on("error", (e) => (data ? done() : reject(e)));
+    socket.write(bytes);
+    if (end) socket.end();
+  });
+}
+
+function parseRaw(text: string): { status: number; headers: Headers; body: string } {
+  const [head, ...rest] = text.split("\r\n\r\n");
+  const [statusLine, ...lines] = head!.split("\r\n");
+  const headers = new Headers();
+  for (const l of lines) {
+    const i = l.indexOf(":");
+    headers.append(l.slice(0, i).trim(), l.slice(i + 1).trim());
+  }
+  return { status: Number(statusLine!.split(" ")[1]), headers, body: rest.join("\r\n\r\n") };
+}
+
+const video = { type: "video", model: "video-model-a" };
+
+describe("bodies", () => {
+  it("SUB-6: malformed JSON answers 400 invalid_request in the envelope", async () => {
+    const r = await sim.call("POST", "/v1/generations", { raw: '{"type": "video",', idempotencyKey: "k", headers: { "content-type": "application/json" } });
+    expect(r.status).toBe(400);
+    expect(r.json.error).toMatchObject({ code: "invalid_request", details: [{ reason: "invalid" }] });
+    expect(r.text).not.toMatch(/FST_|SyntaxError|at .*\.ts/);
+  });
+
+  it("a wrong content type answers 400 naming Content-Type", async () => {
+    const r = await sim.call("POST", "/v1/generations", { raw: JSON.stringify(video), idempotencyKey: "k", headers: { "content-type": "text/plain" } });
+    expect(r.status).toBe(400);
+    expect(r.json.error.details).toEqual([expect.objectContaining({ field: "Content-Type", reason: "not_allowed" })]);
+    // Bytes, so fetch adds no Content-Type of its own.
+    const none = await sim.call("POST", "/v1/pricing/estimate", { raw: new TextEncoder().encode(JSON.stringify(video)) });
+    expect(none.status).toBe(400);
+    expect(none.json.error.details).toEqual([expect.objectContaining({ field: "Content-Type", reason: "required" })]);
+  });
+
+  it("an empty body, invalid UTF-8 and non-object JSON each answer 400", async () => {
+    const ct = { "content-type": "application/json" };
+    const empty = await sim.call("POST", "/v1/generations/status", { raw: "", headers: ct });
+    expect(empty.status).toBe(400);
+    const utf = await sim.call("POST", "/v1/generations/status", { raw: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), headers: ct });
+    expect(utf.status).toBe(400);
+    for (const raw of ["null", "[]", "42", '"x"', "true"]) {
+      const r = await sim.call("POST", "/v1/generations", { raw, idempotencyKey: `k${raw}`, headers: ct });
+      expect(r.status, raw).toBe(400);
+      expect(r.json.error.code).toBe("invalid_request");
+    }
+  });
+
+  it("deeply nested JSON answers 400, not 500", async () => {
+    const deep = "[".repeat(1500) + "]".repeat(1500);
+    const r = await sim.call("POST", "/v1/generations", { raw: `{"type":"video","model":"video-model-a","image_urls":${deep}}`, idempotencyKey: "deep", headers: { "content-type": "application/json" } });
+    expect(r.status).toBe(400);
+    // The same key then works for a proper body: nothing was stored.
+    expect((await sim.submit(video, { idempotencyKey: "deep" })).status).toBe(202);
+  });
+
+  it("LIM-7: a body above the cap answers 413 request_too_large (with Content-Length and chunked)", async () => {
+    const big = JSON.stringify({ ...video, prompt: "x".repeat(BODY_LIMIT) });
+    const r = await sim.call("POST", "/v1/generations", { raw: big, idempotencyKey: "big", headers: { "content-type": "application/json" } });
+    expect(r.status).toBe(413);
+    expect(r.json.error.code).toBe("request_too_large");
+    const chunked = await rawExchange(
+      `POST /v1/generations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ghk_demo_full\r\nIdempotency-Key: c\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+        `${(BODY_LIMIT * 2).toString(16)}\r\n${"x".repeat(BODY_LIMIT * 2)}\r\n0\r\n\r\n`,
+    );
+    const parsed = parseRaw(chunked);
+    expect(parsed.status).toBe(413);
+    expect(envelopeValid(JSON.parse(parsed.body.replace(/^[0-9a-f]+\r\n/, "").replace(/\r\n0\r\n$/, "")))).toBe(true);
+    expect((await sim.get("/v1/generations")).json.data).toEqual([]);
+  });
+});
+
+describe("request lines and headers", () => {
+  it("huge headers and huge query strings answer 413 in the envelope", async () => {
+    for (const request of [
+      `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ghk_demo_full\r\nX-Filler: ${"a".repeat(40_000)}\r\n\r\n`,
+      `GET /v1/generations?${"q=1&".repeat(10_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+    ]) {
+      const answer = parseRaw(await rawExchange(request));
+      expect(answer.status).toBe(413);
+      const body = JSON.parse(answer.body);
+      expect(envelopeValid(body)).toBe(true);
+      expect(body.error.code).toBe("request_too_large");
+    }
+  });
+
+  it("a long path within the limits and a path that does not decode answer 404 in the envelope", async () => {
+    for (const path of [`/v1/generations/${"g".repeat(9000)}`, "/v1/generations/%E0%A4%A", "/v1/%"]) {
+      const r = await sim.get(path);
+      expect(r.status, path.slice(0, 40)).toBe(404);
+      expect(r.json.error.code).toBe("not_found");
+    }
+  });
+
+  it("a limit or cursor that is not valid answers 400 with its own code, never clamped", async () => {
+    for (const [q, code] of [["limit=0", "invalid_limit"], ["limit=101", "invalid_limit"], ["limit=abc", "invalid_limit"], ["limit=1e3", "invalid_limit"], ["cursor=", "invalid_cursor"], ["cursor=nonsense", "invalid_cursor"]]) {
+      const r = await sim.get(`/v1/generations?${q}`);
+      expect(r.status, q).toBe(400);
+      expect(r.json.error.code, q).toBe(code);
+    }
+  });
+
+  it("a request line Node cannot parse gets an envelope answer, then the connection closes", async () => {
+    const answer = parseRaw(await rawExchange("GARBAGE\r\n\r\n"));
+    expect(answer.status).toBe(400);
+    expect(envelopeValid(JSON.parse(answer.body))).toBe(true);
+  });
+});
+
+describe("clients that go away", () => {
+  it("a client that disconnects mid-request changes nothing, and the server keeps serving", async () => {
+    const body = JSON.stringify({ ...video, prompt: "half" });
+    await rawExchange(
+      `POST /v1/generations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ghk_demo_full\r\nIdempotency-Key: half\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      { end: true, quietMs: 100 },
+    );
+    expect((await sim.get("/v1/generations")).json.data).toEqual([]);
+    expect((await sim.submit(video, { idempotencyKey: "half" })).status).toBe(202);
+  });
+
+  it("a client that disconnects mid-stream is forgotten: its slot frees and later events go nowhere", async () => {
+    const streams = await Promise.all(Array.from({ length: 3 }, () => sim.open()));
+    expect(sim.hub.events.streamsOfKey("key_full")).toBe(3);
+    for (const s of streams) s.drop();
+    await expect.poll(() => sim.hub.events.streamsOfKey("key_full")).toBe(0);
+    expect((await sim.submit(video)).status).toBe(202);
+    await sim.advance(60);
+    expect(sim.hub.events.openStreams.size).toBe(0);
+  });
+
+  it("a raw stream socket closed by the client frees its slot", async () => {
+    const { port } = new URL(sim.url);
+    const socket = connect(Number(port), "127.0.0.1");
+    await new Promise<void>((ok) => socket.on("connect", ok));
+    socket.write("GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ghk_demo_full\r\n\r\n");
+    await expect.poll(() => sim.hub.events.streamsOfKey("key_full")).toBe(1);
+    socket.destroy();
+    await expect.poll(() => sim.hub.events.streamsOfKey("key_full")).toBe(0);
+  });
+});
+
+describe("answers stay in the contract", () => {
+  it("HEAD and OPTIONS (CORS closed by default) answer 404 in the envelope", async () => {
+    const res = await fetch(`${sim.url}/v1/generations`, { method: "OPTIONS", headers: { origin: "http://localhost:5173", "access-control-request-method": "GET", "access-control-request-headers": "authorization" } });
+    const text = await res.text();
+    expectConforming("OPTIONS", `${sim.url}/v1/generations`, res.status, res.headers, text);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    const head = await fetch(`${sim.url}/v1/models`, { method: "HEAD", headers: { authorization: "Bearer ghk_demo_full" } });
+    expect(head.status).toBe(404);
+  });
+});
