@@ -1,5 +1,6 @@
 // Request windows (seed, Limits: Request rate). Two fixed windows of equal length on
 // the simulator's clock: `default` per key and `account` shared by the account's keys.
+// A window starts at its first request (so `t` is predictable in tests and demos).
 // The binding window is reported in RateLimit / RateLimit-Policy: while both suffice,
 // the one with the smaller remainder; a refusing window describes itself. A refusal
 // by the account ceiling consumes nothing, so the key's window is not spent.
@@ -30,7 +31,8 @@ export interface WindowState {
 export type LimitResult = { ok: true; binding: WindowState } | { ok: false; binding: WindowState };
 
 interface Counter {
-  window: number;
+  /** Simulated time of the window's first request. */
+  start: number;
   count: number;
 }
 
@@ -53,53 +55,49 @@ export class RateLimiter {
   /** Spends one request of both windows, or refuses without spending. */
   take(keyId: string, accountId: string): LimitResult {
     const now = this.clock.now();
-    const index = Math.floor(now / this.windowMs);
-    const reset = Math.max(1, Math.ceil(((index + 1) * this.windowMs - now) / 1000));
     const window = this.config.windowSeconds;
-    const account = this.#counter(`a:${accountId}`, index);
-    const key = this.#counter(`k:${keyId}`, index);
-    const accountQuota = this.config.accountQuota;
-    const keyQuota = this.config.keyQuota;
-    if (account.count >= accountQuota) {
-      return { ok: false, binding: { policy: "account", quota: accountQuota, remaining: 0, reset, window } };
-    }
-    if (key.count >= keyQuota) {
-      return { ok: false, binding: { policy: "default", quota: keyQuota, remaining: 0, reset, window } };
-    }
+    const account = this.#counter(`a:${accountId}`, now);
+    const key = this.#counter(`k:${keyId}`, now);
+    const state = (policy: "default" | "account", c: Counter, quota: number): WindowState => ({
+      policy,
+      quota,
+      remaining: Math.max(0, quota - c.count),
+      reset: this.#resetOf(c, now),
+      window,
+    });
+    if (account.count >= this.config.accountQuota) return { ok: false, binding: state("account", account, this.config.accountQuota) };
+    if (key.count >= this.config.keyQuota) return { ok: false, binding: state("default", key, this.config.keyQuota) };
     account.count++;
     key.count++;
-    const keyLeft = keyQuota - key.count;
-    const accountLeft = accountQuota - account.count;
-    const binding: WindowState = accountLeft < keyLeft
-      ? { policy: "account", quota: accountQuota, remaining: accountLeft, reset, window }
-      : { policy: "default", quota: keyQuota, remaining: keyLeft, reset, window };
-    return { ok: true, binding };
+    const k = state("default", key, this.config.keyQuota);
+    const a = state("account", account, this.config.accountQuota);
+    return { ok: true, binding: a.remaining < k.remaining ? a : k };
   }
 
   /** The account's submit window: spends one accepted submit, or says how long to wait. */
   takeSubmit(accountId: string, spend: boolean): { ok: true } | { ok: false; current: number; reset: number } {
     const now = this.clock.now();
-    const index = Math.floor(now / this.windowMs);
-    const counter = this.#counter(`s:${accountId}`, index);
-    if (counter.count >= this.config.submitQuota) {
-      return { ok: false, current: counter.count, reset: Math.max(1, Math.ceil(((index + 1) * this.windowMs - now) / 1000)) };
-    }
+    const counter = this.#counter(`s:${accountId}`, now);
+    if (counter.count >= this.config.submitQuota) return { ok: false, current: counter.count, reset: this.#resetOf(counter, now) };
     if (spend) counter.count++;
     return { ok: true };
   }
 
   submitsUsed(accountId: string): number {
-    const index = Math.floor(this.clock.now() / this.windowMs);
-    return this.#counter(`s:${accountId}`, index).count;
+    return this.#counter(`s:${accountId}`, this.clock.now()).count;
   }
 
-  #counter(name: string, index: number): Counter {
+  #resetOf(c: Counter, now: number): number {
+    return Math.max(1, Math.ceil((c.start + this.windowMs - now) / 1000));
+  }
+
+  #counter(name: string, now: number): Counter {
     let c = this.#counters.get(name);
     if (!c) {
-      c = { window: index, count: 0 };
+      c = { start: now, count: 0 };
       this.#counters.set(name, c);
-    } else if (c.window !== index) {
-      c.window = index;
+    } else if (now >= c.start + this.windowMs) {
+      c.start = now;
       c.count = 0;
     }
     return c;
