@@ -1,0 +1,150 @@
+// The HTTP side: `npm start` (the CLI), CORS (closed by default, opened by a flag),
+// the /docs folder, the control interface, and links built from the caller's address.
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { demoKeys } from "../../src/simulator/index.ts";
+import { startSim, type Sim } from "./support/harness.ts";
+
+describe("npm start", () => {
+  it("starts with no set-up, prints its base address and the demo credentials, serves until stopped; flags and environment configure it", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/cli.ts", "--port", "0", "--clock-speed", "0"], {
+      cwd: process.cwd(),
+      env: { ...process.env, SIM_HOST: "127.0.0.1", SIM_KEY_QUOTA: "7" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout!.on("data", (d) => (out += d));
+    child.stderr!.on("data", (d) => (out += d));
+    try {
+      await expect.poll(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out), { timeout: 15_000 }).toBeTruthy();
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
+      for (const k of demoKeys()) expect(out).toContain(k.secret);
+      const r = await fetch(`${url}/v1/me`, { headers: { authorization: "Bearer ghk_demo_full" } });
+      expect(r.status).toBe(200);
+      expect(r.headers.get("ratelimit-policy")).toBe('"default";q=7;w=60');
+      expect((await (await fetch(`${url}/_sim/clock`)).json()).speed).toBe(0);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    expect(code).toBe(0);
+  });
+
+  it("refuses a bad option with the usage text", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/cli.ts", "--port", "abc"], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stderr!.on("data", (d) => (err += d));
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    expect(code).toBe(2);
+    expect(err).toContain("--port");
+    expect(err).toContain("SIM_PORT");
+  });
+});
+
+describe("CORS", () => {
+  let closed: Sim;
+  let open: Sim;
+  beforeAll(async () => {
+    closed = await startSim();
+    open = await startSim({ cors: ["http://localhost:5173"] });
+  });
+  afterAll(async () => {
+    await closed.close();
+    await open.close();
+  });
+  const preflight = (sim: Sim, origin: string) =>
+    fetch(`${sim.url}/v1/generations`, { method: "OPTIONS", headers: { origin, "access-control-request-method": "POST", "access-control-request-headers": "authorization, content-type, idempotency-key" } });
+
+  it("AUTH-4: closed for the Authorization header by default", async () => {
+    const pre = await preflight(closed, "http://localhost:5173");
+    expect(pre.headers.get("access-control-allow-origin")).toBeNull();
+    const get = await closed.get("/v1/me", { headers: { origin: "http://localhost:5173" } });
+    expect(get.headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("the --cors flag opens it for the listed origins only, exposing the API's headers", async () => {
+    const pre = await preflight(open, "http://localhost:5173");
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+    expect(pre.headers.get("access-control-allow-headers")).toMatch(/Authorization/);
+    expect(pre.headers.get("access-control-allow-headers")).toMatch(/Idempotency-Key/);
+    const get = await open.get("/v1/me", { headers: { origin: "http://localhost:5173" } });
+    expect(get.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+    expect(get.headers.get("access-control-expose-headers")).toMatch(/RateLimit-Policy/);
+    expect((await preflight(open, "http://evil.example")).headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("docs, links and the control interface", () => {
+  let sim: Sim;
+  let docs: string;
+  beforeAll(async () => {
+    docs = mkdtempSync(join(tmpdir(), "sim-docs-"));
+    writeFileSync(join(docs, "index.html"), "<h1>Reference</h1>");
+    mkdirSync(join(docs, "guides"));
+    writeFileSync(join(docs, "guides", "start.html"), "<p>guide</p>");
+    sim = await startSim({ docsDir: docs, demoData: true });
+  });
+  afterAll(() => sim.close());
+
+  it("serves the docs folder at /docs, and nothing outside it", async () => {
+    const index = await fetch(`${sim.url}/docs/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get("content-type")).toMatch(/text\/html/);
+    expect(await index.text()).toContain("Reference");
+    expect(await (await fetch(`${sim.url}/docs/guides/start.html`)).text()).toContain("guide");
+    const redirect = await fetch(`${sim.url}/docs`, { redirect: "manual" });
+    expect(redirect.status).toBe(301);
+    for (const path of ["/docs/missing.html", "/docs/..%2f..%2fpackage.json", "/docs/%2e%2e/%2e%2e/package.json"]) {
+      const r = await sim.get(path, { key: null });
+      expect(r.status, path).toBe(404);
+      expect(r.json.error.code).toBe("not_found");
+    }
+  });
+
+  it("GEN-5: links in records start with the address the caller used (Host, X-Forwarded-Host)", async () => {
+    const viaProxy = await sim.get("/v1/generations", { headers: { "x-forwarded-host": "localhost:5173" } });
+    expect(viaProxy.json.data.find((g: { status: string }) => g.status === "DONE").output_urls[0]).toMatch(/^http:\/\/localhost:5173\/v1\/generations\/gen_\w+\/outputs\/\w+\/0$/);
+    const direct = await sim.get("/v1/generations");
+    expect(direct.json.data.find((g: { status: string }) => g.status === "DONE").output_urls[0].startsWith(`${sim.url}/v1/`)).toBe(true);
+  });
+
+  it("the control interface lists state and refuses bad input in the envelope", async () => {
+    const state = await sim.control("GET", "state");
+    expect(state.json.keys.map((k: { secret: string }) => k.secret)).toContain("ghk_demo_full");
+    expect(state.json.clock.speed).toBe(0);
+    expect((await sim.control("POST", "clock", { speed: 5 })).json.speed).toBe(5);
+    await sim.control("POST", "clock", { speed: 0 });
+    for (const [method, path, body] of [
+      ["POST", "clock/advance", { seconds: -1 }],
+      ["POST", "clock", { speed: "fast" }],
+      ["PATCH", "accounts/acc_demo", { balance_cc: "lots" }],
+      ["POST", "keys", { scopes: ["root"] }],
+      ["POST", "generations/gen_x/outcome", { outcome: "done" }],
+      ["GET", "nowhere", undefined],
+    ] as const) {
+      const r = await sim.control(method, path, body);
+      expect(r.status, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+      expect(r.json.error.code).toMatch(/^(invalid_request|not_found)$/);
+    }
+  });
+
+  it("W-9: cancelling needs an active paid plan (payment_required), like starting", async () => {
+    const id = (await sim.submit({ type: "video", model: "video-model-a" })).json.id;
+    await sim.control("PATCH", "accounts/acc_demo", { plan: "free" });
+    expect((await sim.control("POST", `generations/${id}/cancel`)).json.error.code).toBe("payment_required");
+    await sim.control("PATCH", "accounts/acc_demo", { plan: "pro" });
+    await sim.advance(2.5);
+    expect((await sim.control("POST", `generations/${id}/cancel`)).json.error.code).toBe("generation_in_flight");
+  });
+
+  it("ST-2: a generation held for review can be neither cancelled nor deleted (generation_frozen)", async () => {
+    const id = (await sim.submit({ type: "video", model: "video-model-a", prompt: "[sim:hold]" })).json.id;
+    await sim.advance(6);
+    expect((await sim.control("POST", `generations/${id}/cancel`)).json.error.code).toBe("generation_frozen");
+    expect((await sim.control("DELETE", `generations/${id}`)).json.error.code).toBe("generation_frozen");
+  });
+});
