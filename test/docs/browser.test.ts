@@ -141,6 +141,8 @@ describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => 
     const page = await open(`${REFERENCE_PAGE}#/generations/submitgeneration`);
     await landOn(page, "#/generations/submitgeneration", "Submit a generation");
     await page.getByText("Error codes", { exact: true }).first().waitFor({ state: "visible" });
+    // The client's code sample is the first thing in the request panel.
+    await page.getByText("hub.submit(", { exact: false }).first().waitFor({ state: "visible" });
     // The search index is ready (the box no longer says "Loading...").
     await page.locator('[data-testid="search-trigger"]', { hasText: "Search" }).waitFor({ state: "visible" });
     mkdirSync(join(SCREENSHOT, ".."), { recursive: true });

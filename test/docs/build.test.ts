@@ -6,8 +6,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { contract, errorCodes, operations, type JsonObject } from "../../src/contract/index.ts";
-import { buildDocsSite } from "../../src/docs/build.ts";
+import { SAMPLE_LABEL, buildDocsSite } from "../../src/docs/build.ts";
 import { checkSite, embeddedDefinition } from "../../src/docs/check.ts";
 import { errorRows } from "../../src/docs/enrich.ts";
 import { gapAnnotations } from "../../src/docs/gaps.ts";
@@ -113,6 +114,20 @@ describe("docs build", () => {
       expect(page, path.join("/")).toContain(normalize(quote).replace(/`/g, ""));
       expect(copy, path.join("/")).toContain(JSON.stringify(`**Not shown in the seed:** ${normalize(quote)}`).slice(1, -1));
     }
+  });
+
+  it("every operation and webhook carries its code sample (docs/samples/<operationId>.ts) word for word", () => {
+    for (const op of referenceOperations(reference)) {
+      const group = op.webhook ? "webhooks" : "paths";
+      const copy = ((reference[group] as JsonObject)[op.path] as JsonObject)[op.method.toLowerCase()] as JsonObject;
+      const samples = copy["x-codeSamples"] as { lang: string; label: string; source: string }[] | undefined;
+      expect(samples, op.operationId).toHaveLength(1);
+      expect(samples![0]!.source.trimEnd(), op.operationId).toBe(readFileSync(at(`docs/samples/${op.operationId}.ts`), "utf8").trimEnd());
+      expect(samples![0]!.label).toBe(SAMPLE_LABEL);
+    }
+    // Redoc shows only the sample labels its configuration lists.
+    const config = parse(readFileSync(at("src/docs/redocly.yaml"), "utf8")) as { openapi: { codeSamples: { languages: { label?: string }[] } } };
+    expect(config.openapi.codeSamples.languages[0]!.label).toBe(SAMPLE_LABEL);
   });
 
   it("every operation and webhook has a route in the reference", () => {

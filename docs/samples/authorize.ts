@@ -1,0 +1,13 @@
+import { authorizationUrl, discover, documentClient } from "@generation-hub/api/oauth";
+
+const server = await discover("https://hub.example");
+const client = documentClient({
+  client_id: "https://studio.example/oauth/client.json",
+  redirect_uris: ["https://studio.example/oauth/callback"],
+});
+// PKCE (S256), state and resource; keep `request` until the browser comes back.
+const request = await authorizationUrl(server, client, {
+  redirectUri: "https://studio.example/oauth/callback",
+  scope: ["generations:read", "generations:write"],
+});
+console.log("send the user's browser to", request.url.href);

@@ -1,0 +1,5 @@
+import { discover } from "@generation-hub/api/oauth";
+
+// Reads /.well-known/oauth-authorization-server and /.well-known/oauth-protected-resource/v1.
+const server = await discover("https://hub.example");
+console.log(server.as.authorization_endpoint, server.as.token_endpoint, server.as.code_challenge_methods_supported);

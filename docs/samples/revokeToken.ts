@@ -1,0 +1,9 @@
+import { discover, documentClient, revoke } from "@generation-hub/api/oauth";
+
+const server = await discover("https://hub.example");
+const client = documentClient({
+  client_id: "https://studio.example/oauth/client.json",
+  redirect_uris: ["https://studio.example/oauth/callback"],
+});
+// Revokes only this token; 200 also for an unknown or already revoked one. The grant remains.
+await revoke(server, client, process.env.REFRESH_TOKEN!, "refresh_token");

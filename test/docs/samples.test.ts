@@ -1,0 +1,70 @@
+// The reference's code samples (docs/samples/<operationId>.ts, issue 6 item 3): one per
+// operation, written against the project's own client as a reader imports it, and
+// type-checked against the client's sources so a sample that no longer matches fails here.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import ts from "typescript";
+import { afterAll, describe, expect, it } from "vitest";
+import { readSamples } from "../../src/docs/build.ts";
+import { referenceOperations } from "../../src/docs/routes.ts";
+import { at } from "../../scripts/lib/paths.ts";
+
+const samplesDir = at("docs/samples");
+const work = mkdtempSync(join(tmpdir(), "docs-samples-test-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function diagnostics(configFile: string): string[] {
+  const config = ts.readConfigFile(configFile, ts.sys.readFile);
+  if (config.error) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, "\n"));
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, join(configFile, ".."));
+  expect(parsed.fileNames.length).toBeGreaterThan(0);
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const where = d.file ? `${d.file.fileName.replace(at("."), "")}(${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1})` : "";
+    return `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
+  });
+}
+
+const sampleFiles = () => readdirSync(samplesDir).filter((f) => f.endsWith(".ts"));
+
+describe("code samples", () => {
+  it("every operation and webhook of the contract has exactly one sample, and every sample an operation", () => {
+    const expected = referenceOperations().map((o) => `${o.operationId}.ts`).sort();
+    expect(sampleFiles().sort()).toEqual(expected);
+    expect([...readSamples(samplesDir).keys()].sort()).toEqual(referenceOperations().map((o) => o.operationId).sort());
+  });
+
+  it("samples use the client as a reader imports it (the package's published names), never its source paths", () => {
+    for (const file of sampleFiles()) {
+      const text = readFileSync(join(samplesDir, file), "utf8");
+      const specifiers = [...text.matchAll(/from\s+"([^"]+)"/g)].map((m) => m[1]!);
+      expect(specifiers.some((s) => s === "@generation-hub/api" || s === "@generation-hub/api/oauth"), file).toBe(true);
+      for (const s of specifiers) expect(s, file).toMatch(/^(@generation-hub\/api(\/oauth)?|node:[\w/]+)$/);
+    }
+  });
+
+  it("every sample type-checks against the client (docs/samples/tsconfig.json)", () => {
+    expect(diagnostics(join(samplesDir, "tsconfig.json"))).toEqual([]);
+  }, 90_000);
+
+  it("a sample that no longer matches the client fails the type check", () => {
+    writeFileSync(
+      join(work, "tsconfig.json"),
+      JSON.stringify({ extends: join(samplesDir, "tsconfig.json"), include: [join(work, "*.ts")] }),
+    );
+    writeFileSync(
+      join(work, "stale.ts"),
+      [
+        'import { createHubClient } from "@generation-hub/api";',
+        'const hub = createHubClient({ baseUrl: "http://127.0.0.1:4010", apiKey: "k" });',
+        'const { data } = await hub.GET("/v1/whoami");',
+        "console.log(data.user_name);",
+        'await hub.submit({ type: "video", modell: "video-model-a" });',
+      ].join("\n"),
+    );
+    const found = diagnostics(join(work, "tsconfig.json"));
+    expect(found.some((d) => d.includes("user_name"))).toBe(true);
+    expect(found.some((d) => d.includes("modell"))).toBe(true);
+  }, 90_000);
+});
