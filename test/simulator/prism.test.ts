@@ -24,7 +24,8 @@ beforeAll(async () => {
   sim = await startSim({ demoData: true });
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  prism = spawn("npx", ["prism", "proxy", "generated/openapi.yaml", sim.url, "--host", "127.0.0.1", "--port", String(port)], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+  // Prism's own entry point, not `npx prism`: killing a wrapper would leave Prism running.
+  prism = spawn(process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "proxy", "generated/openapi.yaml", sim.url, "--host", "127.0.0.1", "--port", String(port)], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
   prism.stdout!.on("data", (d) => (log += d));
   prism.stderr!.on("data", (d) => (log += d));
   const deadline = Date.now() + 30_000;
@@ -40,7 +41,11 @@ beforeAll(async () => {
 }, 40_000);
 
 afterAll(async () => {
-  prism?.kill("SIGTERM");
+  if (prism && prism.exitCode === null) {
+    const exited = new Promise((resolve) => prism.once("exit", resolve));
+    prism.kill("SIGTERM");
+    await exited;
+  }
   await sim?.close();
 });
 

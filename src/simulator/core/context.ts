@@ -79,7 +79,7 @@ export function readJson(ctx: Ctx): { value: unknown } | Refusal {
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(body);
+    text = utf8.decode(body);
   } catch {
     return refuse("invalid_request", { details: [{ reason: "invalid", message: "the body is not valid UTF-8" }] });
   }
@@ -89,6 +89,8 @@ export function readJson(ctx: Ctx): { value: unknown } | Refusal {
     return refuse("invalid_request", { details: [{ reason: "invalid", message: "the body is not valid JSON" }] });
   }
 }
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 export function headerOf(ctx: Ctx, name: string): string | undefined {
   const v = ctx.req.headers[name];

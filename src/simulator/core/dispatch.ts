@@ -24,6 +24,9 @@ function match(method: string, path: string) {
   return found;
 }
 
+// Handlers only read the query; one empty instance serves every request without one.
+const NO_QUERY = new URLSearchParams();
+
 const REQUEST_ID = /^[\x21-\x7e][\x20-\x7e]{0,1023}$/;
 
 export function isV1(path: string): boolean {
@@ -38,7 +41,7 @@ function contextOf(hub: Hub, req: SimRequest): Ctx {
     hub,
     req,
     path,
-    query: new URLSearchParams(q < 0 ? "" : req.url.slice(q + 1)),
+    query: q < 0 ? NO_QUERY : new URLSearchParams(req.url.slice(q + 1)),
     requestId: typeof given === "string" && REQUEST_ID.test(given) ? given : newRequestId(),
     lang: languageOf(headerOf({ req } as Ctx, "accept-language")),
     baseUrl: hub.publicUrl ?? req.baseUrl,

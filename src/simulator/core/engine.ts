@@ -23,7 +23,25 @@ export interface NewGeneration {
 }
 
 export class GenerationEngine {
+  /** In-progress generations per account, kept as they move (the concurrency check reads it). */
+  #busy = new Map<string, Set<Generation>>();
+
   constructor(private readonly hub: Hub) {}
+
+  /** Forgets the in-progress sets (state reset). */
+  reset(): void {
+    this.#busy.clear();
+  }
+
+  #track(gen: Generation): void {
+    let set = this.#busy.get(gen.account_id);
+    if (!set) {
+      set = new Set();
+      this.#busy.set(gen.account_id, set);
+    }
+    if (!gen.deleted && inProgressStatuses.has(gen.status)) set.add(gen);
+    else set.delete(gen);
+  }
 
   create(n: NewGeneration): Generation {
     const now = this.hub.clock.now();
@@ -83,12 +101,12 @@ export class GenerationEngine {
     return gen && gen.account_id === accountId && !gen.deleted ? gen : undefined;
   }
 
-  inProgress(accountId: string): Generation[] {
-    return (this.hub.state.by_account.get(accountId) ?? []).filter((g) => !g.deleted && inProgressStatuses.has(g.status));
+  inProgress(accountId: string): ReadonlySet<Generation> {
+    return this.#busy.get(accountId) ?? new Set();
   }
 
   /** Simulated seconds until the first of these generations reaches a final status. */
-  secondsUntilOneEnds(gens: readonly Generation[]): number {
+  secondsUntilOneEnds(gens: Iterable<Generation>): number {
     const now = this.hub.clock.now();
     let best = Infinity;
     for (const g of gens) {
@@ -153,6 +171,7 @@ export class GenerationEngine {
   }
 
   #emit(gen: Generation): void {
+    this.#track(gen);
     this.hub.events.emit(gen.account_id, "generation.status_changed", gen.type, {
       id: gen.id,
       type: gen.type,

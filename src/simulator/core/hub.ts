@@ -129,6 +129,7 @@ export class Hub {
     for (const stream of [...this.events.openStreams]) this.events.end(stream);
     this.clock.clear();
     this.limiter.reset();
+    this.engine.reset();
     this.ids = new IdMaker();
     this.state = createState(this.clock.now());
     this.events.reset(this.state.epoch);

@@ -55,23 +55,21 @@ export class RateLimiter {
   /** Spends one request of both windows, or refuses without spending. */
   take(keyId: string, accountId: string): LimitResult {
     const now = this.clock.now();
-    const window = this.config.windowSeconds;
     const account = this.#counter(`a:${accountId}`, now);
     const key = this.#counter(`k:${keyId}`, now);
-    const state = (policy: "default" | "account", c: Counter, quota: number): WindowState => ({
-      policy,
-      quota,
-      remaining: Math.max(0, quota - c.count),
-      reset: this.#resetOf(c, now),
-      window,
-    });
-    if (account.count >= this.config.accountQuota) return { ok: false, binding: state("account", account, this.config.accountQuota) };
-    if (key.count >= this.config.keyQuota) return { ok: false, binding: state("default", key, this.config.keyQuota) };
+    const { accountQuota, keyQuota } = this.config;
+    if (account.count >= accountQuota) return { ok: false, binding: this.#state("account", account, accountQuota, now) };
+    if (key.count >= keyQuota) return { ok: false, binding: this.#state("default", key, keyQuota, now) };
     account.count++;
     key.count++;
-    const k = state("default", key, this.config.keyQuota);
-    const a = state("account", account, this.config.accountQuota);
-    return { ok: true, binding: a.remaining < k.remaining ? a : k };
+    const binding = accountQuota - account.count < keyQuota - key.count
+      ? this.#state("account", account, accountQuota, now)
+      : this.#state("default", key, keyQuota, now);
+    return { ok: true, binding };
+  }
+
+  #state(policy: "default" | "account", c: Counter, quota: number, now: number): WindowState {
+    return { policy, quota, remaining: Math.max(0, quota - c.count), reset: this.#resetOf(c, now), window: this.config.windowSeconds };
   }
 
   /** The account's submit window: spends one accepted submit, or says how long to wait. */

@@ -3,10 +3,16 @@
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
+// Random bytes drawn in blocks: ids are made on every submit.
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
 function randomBytes(n: number): Uint8Array {
-  const out = new Uint8Array(n);
-  globalThis.crypto.getRandomValues(out);
-  return out;
+  if (poolAt + n > pool.length) {
+    globalThis.crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  poolAt += n;
+  return pool.subarray(poolAt - n, poolAt);
 }
 
 /**
@@ -16,6 +22,7 @@ function randomBytes(n: number): Uint8Array {
 export class IdMaker {
   #lastTime = -1;
   #lastRandom: number[] = [];
+  #head = "";
 
   next(prefix: string, time: number): string {
     if (time <= this.#lastTime) {
@@ -23,14 +30,17 @@ export class IdMaker {
     } else {
       this.#lastTime = time;
       this.#lastRandom = Array.from(randomBytes(16), (b) => b & 31);
+      let t = time;
+      let head = "";
+      for (let i = 0; i < 10; i++) {
+        head = CROCKFORD[t % 32] + head;
+        t = Math.floor(t / 32);
+      }
+      this.#head = head;
     }
-    let t = this.#lastTime;
-    let head = "";
-    for (let i = 0; i < 10; i++) {
-      head = CROCKFORD[t % 32] + head;
-      t = Math.floor(t / 32);
-    }
-    return prefix + head + this.#lastRandom.map((d) => CROCKFORD[d]).join("");
+    let tail = "";
+    for (const d of this.#lastRandom) tail += CROCKFORD[d];
+    return prefix + this.#head + tail;
   }
 
   #increment(): void {
@@ -127,6 +137,13 @@ export function fromBase64url(text: string): string | undefined {
   }
 }
 
+// Timestamps repeat (a record's created_at and updated_at, its event): remember the last.
+let lastMs = NaN;
+let lastIso = "";
 export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }

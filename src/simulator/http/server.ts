@@ -97,7 +97,7 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
   }
 
   function send(request: FastifyRequest, reply: FastifyReply, answer: SimResponse): void {
-    const headers = { ...answer.headers, ...corsHeaders(request) };
+    const headers = options.cors === false ? answer.headers : { ...answer.headers, ...corsHeaders(request) };
     if (isStream(answer)) {
       reply.hijack();
       const res = reply.raw;

@@ -96,10 +96,10 @@ const submitGeneration: Handler = (ctx) => {
 
   const limits = hub.limiter.config;
   const busy = hub.engine.inProgress(account.id);
-  if (busy.length >= limits.concurrency) {
+  if (busy.size >= limits.concurrency) {
     return refuse("rate_limited", {
       message: `All ${limits.concurrency} generation slots are busy; wait for one to finish.`,
-      details: [{ reason: "concurrency", message: "busy slots", scope: "account", limit: limits.concurrency, current: busy.length }],
+      details: [{ reason: "concurrency", message: "busy slots", scope: "account", limit: limits.concurrency, current: busy.size }],
       retryAfter: hub.engine.secondsUntilOneEnds(busy),
     });
   }

@@ -1,0 +1,259 @@
+// Simulator benchmark (`npm run bench:simulator`). Prints figures; asserts nothing.
+//
+// In one run on this machine, three servers side by side, each in its own process:
+//   - the simulator (`tsx src/simulator/cli.ts`, what `npm start` runs),
+//   - Prism mocking the same document (`prism mock generated/openapi.yaml`),
+//   - a bare `node:http` server answering a constant.
+// 1. Time to first answer after launch (spawn -> first 200 of GET /v1/models).
+// 2. Requests/s and p50/p99 latency at 16 connections (autocannon) for a validated
+//    submit (a fresh Idempotency-Key per request, so each one is a new generation)
+//    and for a list read (GET /v1/generations?limit=20).
+// 3. Event delivery latency with 1,000 open event streams: the time from a status
+//    change (its `updated_at` on the simulator's clock, which runs at real speed
+//    here) to its frame arriving at each stream; and submit-to-frame for creations.
+// Targets (issue 3): >= 10x Prism's throughput, >= 40% of the bare server's, p99 <= 5 ms
+// at 16 connections, first answer within 1 s, event delivery p99 <= 50 ms.
+import { spawn, type ChildProcess } from "node:child_process";
+import { request, Agent, type IncomingMessage } from "node:http";
+import { createServer } from "node:net";
+import { createRequire } from "node:module";
+import { cpus } from "node:os";
+
+interface AutocannonResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+interface AutocannonOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  requests?: { setupRequest?: (req: { headers: Record<string, string> }) => unknown }[];
+}
+const autocannon = createRequire(import.meta.url)("autocannon") as (o: AutocannonOptions) => Promise<AutocannonResult>;
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const CONNECTIONS = 16;
+const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
+const KEY = "ghk_demo_full";
+const SUBMIT_BODY = JSON.stringify({ type: "video", model: "video-model-a", prompt: "A lighthouse at dusk, waves breaking, slow dolly-in", duration: 5 });
+const UNLIMITED = "1000000000";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Launched {
+  name: string;
+  base: string;
+  child: ChildProcess;
+  firstAnswerMs: number;
+}
+
+async function launch(name: string, command: string, args: string[], port: number, env: Record<string, string> = {}): Promise<Launched> {
+  const start = performance.now();
+  const child = spawn(command, args, { cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "inherit"] });
+  const base = `http://127.0.0.1:${port}`;
+  for (;;) {
+    try {
+      const res = await fetch(`${base}/v1/models`, { headers: { authorization: `Bearer ${KEY}` } });
+      await res.arrayBuffer();
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (performance.now() - start > 30_000) throw new Error(`${name} did not answer within 30 s`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return { name, base, child, firstAnswerMs: performance.now() - start };
+}
+
+async function simulator(extra: string[] = []): Promise<Launched> {
+  const port = await freePort();
+  const launched = await launch("simulator", process.execPath, ["--import", "tsx", "src/simulator/cli.ts", "--port", String(port), "--no-demo-data",
+    "--key-quota", UNLIMITED, "--account-quota", UNLIMITED, "--submit-quota", UNLIMITED, "--concurrency", UNLIMITED, ...extra], port);
+  // Enough credits for every submit of the run (the control interface, outside /v1).
+  for (const account of ["acc_demo", "acc_other"]) {
+    await fetch(`${launched.base}/_sim/accounts/${account}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ balance_cc: 1e15 }) });
+  }
+  return launched;
+}
+
+async function prism(): Promise<Launched> {
+  const port = await freePort();
+  return launch("prism mock", process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "generated/openapi.yaml", "-h", "127.0.0.1", "-p", String(port), "-v", "error"], port);
+}
+
+const BARE = `
+const http = require("node:http");
+const body = JSON.stringify({ data: [], next_cursor: null });
+http.createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  });
+}).listen(Number(process.env.PORT), "127.0.0.1");
+`;
+
+async function bare(): Promise<Launched> {
+  const port = await freePort();
+  return launch("bare node:http", process.execPath, ["-e", BARE], port, { PORT: String(port) });
+}
+
+function stop(l: Launched): Promise<void> {
+  return new Promise((resolve) => {
+    l.child.once("exit", () => resolve());
+    l.child.kill("SIGTERM");
+  });
+}
+
+let counter = 0;
+const scenarios: Record<string, (base: string) => AutocannonOptions> = {
+  "validated submit (POST /v1/generations)": (base) => ({
+    url: `${base}/v1/generations`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+    body: SUBMIT_BODY,
+    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, "idempotency-key": `bench-${process.pid}-${++counter}` } }) }],
+  }),
+  "list read (GET /v1/generations?limit=20)": (base) => ({
+    url: `${base}/v1/generations?limit=20`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    headers: { authorization: `Bearer ${KEY}` },
+  }),
+};
+
+interface Row {
+  scenario: string;
+  server: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  bad: number;
+}
+
+async function throughput(): Promise<{ rows: Row[]; firstAnswer: Record<string, number> }> {
+  const rows: Row[] = [];
+  const firstAnswer: Record<string, number> = {};
+  for (const make of [simulator, prism, bare]) {
+    const server = await make();
+    firstAnswer[server.name] = server.firstAnswerMs;
+    for (const [scenario, options] of Object.entries(scenarios)) {
+      await autocannon({ ...options(server.base), duration: 1 }); // warm-up
+      const r = await autocannon(options(server.base));
+      rows.push({ scenario, server: server.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts });
+    }
+    await stop(server);
+  }
+  return { rows, firstAnswer };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+async function eventDelivery(): Promise<{ delivery: number[]; submitToFrame: number[]; frames: number }> {
+  const server = await simulator(["--max-streams-per-key", String(STREAMS * 2)]);
+  const key = "ghk_demo_other";
+  const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
+  const delivery: number[] = [];
+  const submitToFrame: number[] = [];
+  const sentAt = new Map<string, number>();
+  const responses: IncomingMessage[] = [];
+  let frames = 0;
+  await Promise.all(
+    Array.from({ length: STREAMS }, () =>
+      new Promise<void>((resolve, reject) => {
+        const req = request(`${server.base}/v1/events`, { agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+          if (res.statusCode !== 200) return reject(new Error(`stream refused: ${res.statusCode}`));
+          responses.push(res);
+          res.setEncoding("utf8");
+          let buffer = "";
+          res.on("data", (chunk: string) => {
+            const now = Date.now();
+            buffer += chunk;
+            let end: number;
+            while ((end = buffer.indexOf("\n\n")) >= 0) {
+              const frame = buffer.slice(0, end);
+              buffer = buffer.slice(end + 2);
+              const data = /^data: (.*)$/m.exec(frame);
+              if (!data) continue;
+              const event = JSON.parse(data[1]!) as { id: string; status: string; updated_at: string };
+              frames++;
+              delivery.push(now - Date.parse(event.updated_at));
+              if (event.status === "QUEUED" && sentAt.has(event.id)) submitToFrame.push(now - sentAt.get(event.id)!);
+            }
+          });
+          resolve();
+        });
+        req.on("error", reject);
+        req.end();
+      }),
+    ),
+  );
+  // Thirty generations, one every 100 ms; each emits QUEUED, PENDING, RUNNING, DONE.
+  const submits = 30;
+  for (let i = 0; i < submits; i++) {
+    const t = Date.now();
+    const res = await fetch(`${server.base}/v1/generations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": `stream-${i}` },
+      body: JSON.stringify({ type: "image", model: "image-model-b", prompt: `frame ${i}` }),
+    });
+    const rec = (await res.json()) as { id: string };
+    sentAt.set(rec.id, t);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const expected = submits * 4 * STREAMS;
+  const deadline = Date.now() + 30_000;
+  while (frames < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  for (const r of responses) r.destroy();
+  agent.destroy();
+  await stop(server);
+  if (frames < expected) console.log(`(only ${frames} of ${expected} frames arrived)`);
+  return { delivery, submitToFrame, frames };
+}
+
+const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+
+async function main() {
+  console.log(`Simulator benchmark, Node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? "unknown"}), ${CONNECTIONS} connections, ${SECONDS} s per run`);
+  const { rows, firstAnswer } = await throughput();
+  console.log("\nThroughput and latency");
+  console.log("| Scenario | Server | Requests/s | p50 ms | p99 ms | non-2xx or errors |");
+  console.log("|---|---|---:|---:|---:|---:|");
+  for (const r of rows) console.log(`| ${r.scenario} | ${r.server} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.bad)} |`);
+  console.log("\nRatios (simulator vs. target)");
+  console.log("| Scenario | vs Prism (target >= 10x) | vs bare node:http (target >= 40%) | simulator p99 (target <= 5 ms) |");
+  console.log("|---|---:|---:|---:|");
+  for (const scenario of Object.keys(scenarios)) {
+    const of = (server: string) => rows.find((r) => r.scenario === scenario && r.server === server)!;
+    const sim = of("simulator");
+    console.log(`| ${scenario} | ${fmt(sim.rps / of("prism mock").rps, 1)}x | ${fmt((100 * sim.rps) / of("bare node:http").rps)}% | ${fmt(sim.p99, 1)} |`);
+  }
+  console.log("\nTime to first answer after launch (spawn -> first 200; target <= 1000 ms for the simulator)");
+  for (const [name, ms] of Object.entries(firstAnswer)) console.log(`- ${name}: ${fmt(ms)} ms`);
+
+  const events = await eventDelivery();
+  const d = [...events.delivery].sort((a, b) => a - b);
+  const s = [...events.submitToFrame].sort((a, b) => a - b);
+  console.log(`\nEvent delivery with ${STREAMS} open streams (${fmt(events.frames)} frames received)`);
+  console.log(`- status change -> frame at each stream: p50 ${percentile(d, 50)} ms, p99 ${percentile(d, 99)} ms, max ${d.at(-1)} ms (target p99 <= 50 ms)`);
+  console.log(`- submit sent -> creation frame at each stream: p50 ${percentile(s, 50)} ms, p99 ${percentile(s, 99)} ms`);
+}
+
+await main();
