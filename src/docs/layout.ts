@@ -88,6 +88,7 @@ nav.side li.current > a { font-weight: 700; color: var(--fg); }
 nav.side, nav.toc { position: sticky; top: 4rem; align-self: start; max-height: calc(100vh - 5rem); overflow: auto; }
 main { min-width: 0; }
 main h1 { font-size: 2rem; line-height: 1.2; margin-top: 0; }
+main h1, main h2, main h3, main h4 { scroll-margin-top: 4.5rem; }
 main h2 { margin-top: 2.2rem; padding-bottom: .3rem; border-bottom: 1px solid var(--line); }
 h1 .anchor, h2 .anchor, h3 .anchor, h4 .anchor { visibility: hidden; margin-left: .4rem; color: var(--muted); font-weight: 400; }
 h1:hover .anchor, h2:hover .anchor, h3:hover .anchor, h4:hover .anchor { visibility: visible; }
