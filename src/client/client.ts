@@ -7,7 +7,7 @@ import { errorFromAnswer, HubError } from "./errors.ts";
 import { randomId } from "./ids.ts";
 import { KNOWN_SUBMIT_TYPES } from "./limits.ts";
 import { parseRateLimit, type RateLimit } from "./ratelimit.ts";
-import { createTransport, sentRequestId, type CallOptions, type Credentials, type FetchLike, type RetryOptions } from "./retry.ts";
+import { createTransport, HubRequest, type CallOptions, type Credentials, type FetchLike, type RetryOptions } from "./retry.ts";
 
 export type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
 
@@ -40,7 +40,6 @@ export type HubMethod<M extends HttpMethod> = <P extends PathsWith<M>, I extends
 export class HubResult<T> {
   readonly data: T;
   readonly response: Response;
-  #rateLimit: RateLimit | null | undefined;
   constructor(data: T, response: Response) {
     this.data = data;
     this.response = response;
@@ -49,14 +48,13 @@ export class HubResult<T> {
   get status(): number {
     return this.response.status;
   }
-  /** The server's request id (`X-Request-Id` of the answer; it repeats the one sent). */
+  /** The server's request id (`X-Request-Id` of the answer, which every `/v1` answer carries; it repeats the one sent). */
   get requestId(): string {
-    return this.response.headers.get("x-request-id") ?? sentRequestId(this.response) ?? "";
+    return this.response.headers.get("x-request-id") ?? "";
   }
-  /** `RateLimit` / `RateLimit-Policy`, parsed on first read; undefined when absent. */
+  /** `RateLimit` / `RateLimit-Policy`, parsed on read (nothing is parsed unless asked); undefined when absent. */
   get rateLimit(): RateLimit | undefined {
-    if (this.#rateLimit === undefined) this.#rateLimit = parseRateLimit(this.response.headers) ?? null;
-    return this.#rateLimit ?? undefined;
+    return parseRateLimit(this.response.headers);
   }
 }
 
@@ -66,7 +64,7 @@ export type TokenProvider = Credentials;
 export interface HubClientOptions extends RetryOptions {
   /** Base address, e.g. `https://hub.example` (API routes start with `/v1`). */
   baseUrl: string;
-  /** An API key, sent as `Authorization: Bearer <key>`. */
+  /** An API key, sent as `Authorization: Bearer <key>` (it wins over `token`). */
   apiKey?: string;
   /** A token provider (for example `TokenStore.provider()` of the OAuth entry point), asked on every attempt and every stream reconnect. */
   token?: TokenProvider;
@@ -103,7 +101,6 @@ export interface HubCore {
 }
 
 export function createHubCore(options: HubClientOptions): HubCore {
-  if (options.apiKey !== undefined && options.token !== undefined) throw new HubError("Give either apiKey or token, not both");
   const baseUrl = options.baseUrl.replace(/\/+$/, "");
   const apiKey = options.apiKey;
   const credentials: Credentials | undefined = apiKey !== undefined ? () => apiKey : options.token;
@@ -111,6 +108,7 @@ export function createHubCore(options: HubClientOptions): HubCore {
   const api = createClient<paths>({
     baseUrl,
     fetch: transport,
+    Request: HubRequest,
     headers: options.headers,
     ...(options.credentials ? { credentials: options.credentials } : {}),
   });

@@ -23,7 +23,6 @@ export class HubHttpError extends HubError {
   readonly headers: Headers;
   /** Body text (or the parsed body) of the answer. */
   readonly body: unknown;
-  #rateLimit: RateLimit | null | undefined;
 
   constructor(message: string, status: number, headers: Headers, body: unknown, requestId?: string) {
     super(message);
@@ -33,10 +32,9 @@ export class HubHttpError extends HubError {
     this.request_id = requestId ?? headers.get("x-request-id") ?? undefined;
   }
 
-  /** `RateLimit` / `RateLimit-Policy` of the answer, parsed; undefined when absent. */
+  /** `RateLimit` / `RateLimit-Policy` of the answer, parsed on read; undefined when absent. */
   get rateLimit(): RateLimit | undefined {
-    if (this.#rateLimit === undefined) this.#rateLimit = parseRateLimit(this.headers) ?? null;
-    return this.#rateLimit ?? undefined;
+    return parseRateLimit(this.headers);
   }
 
   /** `Retry-After` in seconds (header, else `error.retry_after_seconds`), when given. */
@@ -82,9 +80,6 @@ export class HubStreamTerminatedError extends HubApiError {
 /** The request never got an answer: DNS, refused or reset connection, dead stream. */
 export class HubConnectionError extends HubError {
   override name = "HubConnectionError";
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-  }
 }
 
 /** No answer within the configured timeout (after the configured retries). */
@@ -111,14 +106,20 @@ export function errorFromAnswer(response: Response, body: unknown): HubHttpError
   return new HubHttpError(`HTTP ${response.status}`, response.status, response.headers, body);
 }
 
-export function retryAfterSeconds(headers: Headers, body: unknown): number | undefined {
-  const raw = headers.get("retry-after");
-  if (raw !== null) {
-    const seconds = Number(raw.trim());
-    if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-    const date = Date.parse(raw);
-    if (!Number.isNaN(date)) return Math.max(0, (date - Date.now()) / 1000);
+/** The body of an answer: parsed JSON, else its text. */
+export async function bodyOf(response: Response): Promise<unknown> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
   }
+}
+
+export function retryAfterSeconds(headers: Headers, body: unknown): number | undefined {
+  // The contract sends integer seconds (never an HTTP date).
+  const seconds = Number(headers.get("retry-after") ?? NaN);
+  if (seconds >= 0) return seconds;
   const fromBody = (body as ErrorEnvelope | undefined)?.error?.retry_after_seconds;
   return typeof fromBody === "number" && fromBody >= 0 ? fromBody : undefined;
 }

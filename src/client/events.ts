@@ -65,7 +65,6 @@ export class EventStream implements AsyncIterable<HubEvent> {
   readonly #options: EventsOptions;
   #closed = false;
   readonly #stop = new AbortController();
-  #started = false;
 
   constructor(hub: HubCore, options: EventsOptions = {}) {
     this.#hub = hub;
@@ -80,18 +79,12 @@ export class EventStream implements AsyncIterable<HubEvent> {
     this.#stop.abort();
   }
 
-  [Symbol.asyncIterator](): AsyncGenerator<HubEvent, void, undefined> {
-    if (this.#started) throw new HubError("An EventStream can be iterated once");
-    this.#started = true;
-    return this.#run();
-  }
-
-  async *#run(): AsyncGenerator<HubEvent, void, undefined> {
+  /** Iterate once: each iteration would open a stream of its own. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<HubEvent, void, undefined> {
     try {
       yield* this.#connect();
     } catch (error) {
-      if (this.#closed) return;
-      throw error;
+      if (!this.#closed) throw error;
     }
   }
 
@@ -110,10 +103,8 @@ export class EventStream implements AsyncIterable<HubEvent> {
       if (this.#closed) return;
       if (user?.aborted) throw new HubAbortError({ cause: user.reason });
       const conn = new AbortController();
-      const onStop = () => conn.abort(stop.reason);
-      stop.addEventListener("abort", onStop, { once: true });
       let heardSomething = false;
-      try {
+      {
         // Open.
         let opened: { data?: ReadableStream<Uint8Array> | null; error?: unknown; response: Response };
         try {
@@ -124,11 +115,9 @@ export class EventStream implements AsyncIterable<HubEvent> {
               header: this.lastEventId !== undefined ? { "Last-Event-ID": this.lastEventId } : undefined,
             },
             parseAs: "stream",
-            signal: conn.signal,
+            signal: anySignal(stop, conn.signal),
           });
         } catch (error) {
-          if (this.#closed) return;
-          if (error instanceof HubAbortError) throw error;
           if (!(error instanceof HubConnectionError || error instanceof HubTimeoutError)) throw error;
           if (++failedOpens >= (o.maxFailedOpens ?? Infinity)) throw error;
           await sleep(backoff(failedOpens - 1, reconnectBase, reconnectMax), stop);
@@ -167,15 +156,12 @@ export class EventStream implements AsyncIterable<HubEvent> {
           }
         } catch (error) {
           // A connection lost mid-stream is reconnected; the rest is the caller's.
-          if (this.#closed) return;
           if (user?.aborted) throw new HubAbortError({ cause: user.reason });
-          if (error instanceof HubError) throw error;
+          if (error instanceof HubError || this.#closed) throw error;
         } finally {
           conn.abort();
           reader.cancel().catch(() => undefined);
         }
-      } finally {
-        stop.removeEventListener("abort", onStop);
       }
       if (this.#closed) return;
       quiet = heardSomething ? 0 : quiet + 1;
@@ -183,32 +169,30 @@ export class EventStream implements AsyncIterable<HubEvent> {
     }
   }
 
+  /** Handles one frame just before it is delivered: its id becomes the stored cursor. */
   async #handle(frame: EventSourceMessage, response: Response): Promise<HubEvent | undefined> {
-    const id = frame.id;
+    const id = frame.id ?? "";
+    if (frame.id !== undefined) this.lastEventId = id;
     switch (frame.event) {
       case "generation.status_changed": {
         const data = parse(frame) as GenerationStatusChanged;
         if (IN_PROGRESS_STATUSES.has(data.status) && !data.deleted) this.tracked.add(data.id);
         else this.tracked.delete(data.id);
-        if (id !== undefined) this.lastEventId = id;
-        return { event: "generation.status_changed", id: id ?? "", data };
+        return { event: "generation.status_changed", id, data };
       }
       case "reset": {
+        // The reset's id is stored (above), then the tracked generations are caught up.
         const data = parse(frame) as StreamReset;
-        if (id !== undefined) this.lastEventId = id;
         const records = this.tracked.size > 0 ? await readStatuses(this.#hub, this.tracked, { signal: this.#options.signal }) : [];
         for (const r of records) if (!IN_PROGRESS_STATUSES.has(r.status)) this.tracked.delete(r.id);
-        return { event: "reset", id: id ?? "", data, records };
+        return { event: "reset", id, data, records };
       }
       case "terminated": {
-        if (id !== undefined) this.lastEventId = id;
         const body = parse(frame);
-        if (!isEnvelope(body)) throw new HubError("A terminated frame without the error envelope");
-        throw new HubStreamTerminatedError(response.status, response.headers, body);
+        throw isEnvelope(body) ? new HubStreamTerminatedError(response.status, response.headers, body) : new HubError("terminated");
       }
       default:
         // Frames of names this client does not know advance the cursor only.
-        if (id !== undefined) this.lastEventId = id;
         return undefined;
     }
   }

@@ -4,7 +4,7 @@
 //   RateLimit:        "default";r=59;t=42
 // The pair describes one window, the binding one, named first. Headers that do not
 // parse are ignored (undefined), never thrown on: they inform, they do not decide.
-import { parseList, Token, type Item, type List } from "structured-headers";
+import { parseList, type Item } from "structured-headers";
 
 export interface RateLimit {
   /** The binding window: `default` (this key) or `account` (all keys of the account). */
@@ -20,40 +20,27 @@ export interface RateLimit {
 }
 
 export function parseRateLimit(headers: Headers): RateLimit | undefined {
-  const limit = headers.get("ratelimit");
-  if (limit === null) return undefined;
-  const items = list(limit);
-  const first = items?.[0];
-  if (!first) return undefined;
-  const policy = name(first);
-  if (policy === undefined) return undefined;
-  const policyHeader = headers.get("ratelimit-policy");
-  const described = policyHeader === null ? undefined : list(policyHeader)?.find((p) => name(p) === policy);
+  const limit = items(headers.get("ratelimit"))[0];
+  if (!limit) return undefined;
+  // The policy is a quoted string (a token would read the same through toString).
+  const policy = String(limit[0]);
+  const described = items(headers.get("ratelimit-policy")).find((p) => String(p[0]) === policy);
   return {
     policy,
-    remaining: num(first, "r"),
-    reset: num(first, "t"),
+    remaining: num(limit, "r"),
+    reset: num(limit, "t"),
     quota: described && num(described, "q"),
     window: described && num(described, "w"),
   };
 }
 
-function list(value: string): Item[] | undefined {
-  let parsed: List;
+/** The items of a structured-field list (inner lists carry no policy); none when absent or malformed. */
+function items(value: string | null): Item[] {
   try {
-    parsed = parseList(value);
+    return value === null ? [] : parseList(value).filter((m): m is Item => !Array.isArray(m[0]));
   } catch {
-    return undefined;
+    return [];
   }
-  // Inner lists carry no policy; only items do.
-  return parsed.filter((m): m is Item => !Array.isArray(m[0]));
-}
-
-function name(item: Item): string | undefined {
-  const v = item[0];
-  if (typeof v === "string") return v;
-  if (v instanceof Token) return v.toString();
-  return undefined;
 }
 
 function num(item: Item, key: string): number | undefined {

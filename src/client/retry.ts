@@ -9,13 +9,14 @@
 // - 5xx and connection failures, for requests that are safe to send again: every method
 //   but POST, a POST carrying `Idempotency-Key` (a submit keeps the same key on every
 //   attempt, because every attempt copies the same request), and the POST routes that
-//   are reads or replay-safe by contract. Codes that retry cannot cure (`api_disabled`,
-//   `submit_unavailable`, `upload_unavailable`, the subscription provider failures) are
-//   returned at once.
+//   are reads or replay-safe by contract. Of the 5xx codes only `internal_error` and
+//   `service_unavailable` are retried (and 5xx answers without the envelope, such as a
+//   gateway's); the others (`api_disabled`, `submit_unavailable`, `upload_unavailable`,
+//   the subscription provider failures) are returned at once.
 // - one 401 `invalid_token` with a token provider: the provider is asked again with the
 //   rejected token (it may refresh), outside the retry count.
 // The caller's `AbortSignal` stops everything at once and is never retried.
-import { HubAbortError, HubConnectionError, HubTimeoutError, isEnvelope, retryAfterSeconds } from "./errors.ts";
+import { bodyOf, HubAbortError, HubConnectionError, HubTimeoutError, isEnvelope, retryAfterSeconds } from "./errors.ts";
 import { randomId } from "./ids.ts";
 
 export type FetchLike = (request: Request) => Promise<Response>;
@@ -57,8 +58,6 @@ export interface CallOptions {
 /** POST routes that are reads or replay-safe by contract (batch read, estimate, upload ticket, support message with `client_msg_id`, move). */
 const REPLAY_SAFE_POSTS = ["/v1/generations/status", "/v1/pricing/estimate", "/v1/uploads", "/v1/support/messages", "/v1/library/move"];
 
-/** Codes that a retry does not cure even though their status is 5xx. */
-const FINAL_5XX = new Set(["api_disabled", "submit_unavailable", "upload_unavailable", "subscription_resume_failed", "subscription_cancel_failed", "subscription_cancel_unsaved", "card_change_failed"]);
 
 export function defaultReplaySafe(request: Request): boolean {
   if (request.method !== "POST") return true;
@@ -67,21 +66,11 @@ export function defaultReplaySafe(request: Request): boolean {
   return REPLAY_SAFE_POSTS.some((p) => path.endsWith(p));
 }
 
-interface AnswerMeta {
-  attempts: number;
-  requestId: string | undefined;
-}
-const meta = new WeakMap<Response, AnswerMeta>();
+const attempts = new WeakMap<Response, number>();
 /** How many attempts produced this answer (1 when it was not retried). */
 export function attemptsOf(response: Response): number {
-  return meta.get(response)?.attempts ?? 1;
+  return attempts.get(response) ?? 1;
 }
-/** The `X-Request-Id` the client sent on the attempt that produced this answer. */
-export function sentRequestId(response: Response): string | undefined {
-  return meta.get(response)?.requestId;
-}
-
-const TIMEOUT = Symbol("timeout");
 
 export function createTransport(options: TransportOptions = {}): FetchLike {
   const fetchImpl: FetchLike = options.fetch ?? ((r) => globalThis.fetch(r));
@@ -92,46 +81,52 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
   const maxRetryAfter = options.maxRetryAfter ?? 60;
 
   return async function transport(request: Request): Promise<Response> {
-    const call = request as Request & CallOptions;
+    const call = request as Request & CallOptions & Partial<HubRequest>;
     const maxRetries = call.maxRetries ?? options.maxRetries ?? 2;
     const timeout = call.timeout ?? options.timeout ?? 60_000;
     const bare = call.hubBare === true;
-    const userSignal = request.signal;
     const credentials = !bare && options.credentials && sameOrigin(request.url, options.origin) ? options.credentials : undefined;
-    // The body is read once so that every attempt sends the same bytes.
-    const body = request.body === null ? null : await request.arrayBuffer();
+    // Fast path: a request built by HubRequest (every openapi-fetch call) is sent itself on
+    // the first attempt, its timer already linked to its signal; later attempts are built
+    // from the body it kept. Other requests are copied per attempt from their bytes.
+    const own = call.hubTimer !== undefined && replayable(call.hubBody);
+    const userSignal: AbortSignal | undefined = own ? call.hubUser : request.signal;
+    const body = own ? (call.hubBody ?? null) : request.body === null ? null : await request.arrayBuffer();
+    const callerId = request.headers.has("x-request-id");
     let rejected: string | undefined;
     let reauthorized = false;
 
     for (let attempt = 0; ; attempt++) {
-      if (userSignal.aborted) throw new HubAbortError({ cause: userSignal.reason });
-      const headers = new Headers(request.headers);
+      if (userSignal?.aborted) throw new HubAbortError({ cause: userSignal.reason });
+      const first = own && attempt === 0;
+      const headers = first ? request.headers : new Headers(request.headers);
       let token: string | undefined;
       if (!bare) {
-        if (!headers.has("x-request-id")) headers.set("x-request-id", requestId());
+        if (!callerId) headers.set("x-request-id", requestId());
         if (credentials) {
-          token = await credentials({ rejected, signal: userSignal });
+          const given = credentials({ rejected, signal: userSignal ?? NEVER });
+          token = typeof given === "string" || given === undefined ? given : await given;
           if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
         }
       }
-      const timer = new AbortController();
-      const handle = setTimeout(() => timer.abort(TIMEOUT), timeout);
+      const timer = first ? call.hubTimer! : new AbortController();
+      const handle = setTimeout(() => timer.abort(), timeout);
       let response: Response;
       try {
-        response = await fetchImpl(new Request(request, { headers, body, signal: anySignal(userSignal, timer.signal) }));
+        response = await fetchImpl(first ? request : new Request(request, { headers, body, signal: userSignal ? anySignal(userSignal, timer.signal) : timer.signal }));
       } catch (error) {
-        if (userSignal.aborted) throw new HubAbortError({ cause: error });
+        if (userSignal?.aborted) throw new HubAbortError({ cause: error });
         const failure = timer.signal.aborted
           ? new HubTimeoutError(`No answer within ${timeout} ms`, { cause: error })
-          : new HubConnectionError(`Connection failed: ${describe(error)}`, { cause: error });
+          : new HubConnectionError("Connection failed", { cause: error });
         if (attempt >= maxRetries || !replaySafe(request)) throw failure;
         await sleep(backoff(attempt, backoffBase, backoffMax), userSignal);
         continue;
       } finally {
         clearTimeout(handle);
       }
-      const sent = { attempts: attempt + 1, requestId: headers.get("x-request-id") ?? undefined };
-      meta.set(response, sent);
+      const sent = attempt + 1;
+      attempts.set(response, sent);
       const status = response.status;
       if (status < 400) return response;
 
@@ -152,7 +147,7 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
       const retryable =
         status === 429
           ? code !== "too_many_streams" && !(code === "rate_limited" && peeked.reason === "concurrency")
-          : !FINAL_5XX.has(code ?? "") && replaySafe(request);
+          : (code === undefined ? status !== 501 && status !== 505 : code === "internal_error" || code === "service_unavailable") && replaySafe(request);
       if (!retryable || attempt >= maxRetries) return keep(peeked.response, sent);
       const wait = retryAfterSeconds(response.headers, peeked.body);
       if (wait !== undefined && wait > maxRetryAfter) return keep(peeked.response, sent);
@@ -161,28 +156,42 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
   };
 }
 
-function keep(response: Response, sent: AnswerMeta): Response {
-  meta.set(response, sent);
+const NEVER = new AbortController().signal;
+
+/** Every body but a stream can be sent again as it is. */
+function replayable(body: unknown): boolean {
+  return !(body instanceof ReadableStream);
+}
+
+/**
+ * The Request class openapi-fetch builds every call with: its signal is linked to a
+ * timer of the transport (and to the caller's signal), and it keeps its body, so the
+ * first attempt sends this very request and retries can be built without copying it.
+ */
+export class HubRequest extends Request {
+  readonly hubTimer: AbortController;
+  readonly hubUser: AbortSignal | undefined;
+  readonly hubBody: BodyInit | null | undefined;
+  constructor(input: RequestInfo | URL, init: RequestInit = {}) {
+    const timer = new AbortController();
+    const user = init.signal ?? undefined;
+    super(input, { ...init, signal: user ? anySignal(user, timer.signal) : timer.signal });
+    this.hubTimer = timer;
+    this.hubUser = user;
+    this.hubBody = init.body;
+  }
+}
+
+function keep(response: Response, sent: number): Response {
+  attempts.set(response, sent);
   return response;
 }
 
 /** Reads an error answer once and rebuilds it, so the caller can still read its body. */
 async function peek(response: Response): Promise<{ response: Response; body: unknown; code?: string; reason?: string }> {
-  let text: string;
-  try {
-    text = await response.text();
-  } catch {
-    return { response, body: undefined };
-  }
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    // not JSON: kept as text
-  }
-  const rebuilt = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
-  if (!isEnvelope(body)) return { response: rebuilt, body };
-  return { response: rebuilt, body, code: body.error.code, reason: body.error.details?.[0]?.reason };
+  const body = await bodyOf(response).catch(() => undefined);
+  const rebuilt = new Response(typeof body === "string" || body === undefined ? body : JSON.stringify(body), response);
+  return isEnvelope(body) ? { response: rebuilt, body, code: body.error.code, reason: body.error.details?.[0]?.reason } : { response: rebuilt, body };
 }
 
 export function backoff(attempt: number, base: number, max: number): number {
@@ -206,18 +215,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** `AbortSignal.any` where the runtime has it, else a linked controller. */
+/** Aborts when either does (`AbortSignal.any`: Node 20.3+, every current browser). */
 export function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  if (typeof AbortSignal.any === "function") return AbortSignal.any([a, b]);
-  const c = new AbortController();
-  for (const s of [a, b]) {
-    if (s.aborted) {
-      c.abort(s.reason);
-      break;
-    }
-    s.addEventListener("abort", () => c.abort(s.reason), { once: true });
-  }
-  return c.signal;
+  return AbortSignal.any([a, b]);
 }
 
 function sameOrigin(url: string, origin: string | undefined): boolean {
@@ -225,7 +225,3 @@ function sameOrigin(url: string, origin: string | undefined): boolean {
   return url.startsWith(origin) && (url.length === origin.length || url[origin.length] === "/");
 }
 
-function describe(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  return cause?.code ?? cause?.message ?? (error as Error)?.message ?? String(error);
-}

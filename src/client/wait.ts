@@ -34,76 +34,61 @@ export async function waitForGeneration(hub: HubCore, id: string, options: WaitO
   const deadline = new AbortController();
   const handle = options.timeout !== undefined ? setTimeout(() => deadline.abort(new HubTimeoutError(`Generation ${id} not final within ${options.timeout} ms`)), options.timeout) : undefined;
   const signal = options.signal ? anySignal(options.signal, deadline.signal) : deadline.signal;
+  // Errors of the record read are the caller's; errors of the stream mean: poll instead.
+  let readError: unknown;
+  const read = () =>
+    hub.GET("/v1/generations/{id}", { params: { path: { id } }, signal }).then(
+      (r) => r.data,
+      (error: unknown) => {
+        throw (readError = error);
+      },
+    );
   try {
     if (options.stream !== false) {
-      const viaStream = await followStream(hub, id, signal, options);
-      if (viaStream) return viaStream;
+      let open!: (value: boolean) => void;
+      const opened = new Promise<boolean>((resolve) => (open = resolve));
+      const stream = new EventStream(hub, { track: [id], signal, maxFailedOpens: 1, idleTimeout: options.idleTimeout, onOpen: () => open(true) });
+      const followed = (async () => {
+        try {
+          for await (const e of stream) {
+            if (e.event === "reset") {
+              const mine = e.records.find((r) => r.id === id);
+              if (mine && isFinal(mine)) return mine;
+            } else if (e.data.id === id && (e.data.deleted || isFinal(e.data))) {
+              const now = await read();
+              if (isFinal(now)) return now;
+            }
+          }
+        } catch (error) {
+          if (error === readError || error instanceof HubAbortError || error instanceof HubStreamTerminatedError || signal.aborted) throw error;
+        } finally {
+          open(false);
+        }
+        return undefined;
+      })();
+      followed.catch(() => undefined); // awaited below; never an unhandled rejection meanwhile
+      try {
+        if (await opened) {
+          const now = await read();
+          if (isFinal(now)) return now;
+        }
+        const viaStream = await followed;
+        if (viaStream) return viaStream;
+      } finally {
+        stream.close();
+        await followed.catch(() => undefined);
+      }
     }
-    return await poll(hub, id, signal, options);
+    let interval = options.pollInterval ?? 2_000;
+    while (true) {
+      const now = await read();
+      if (isFinal(now)) return now;
+      await sleep(interval, signal);
+      interval = Math.min(options.pollMax ?? 15_000, interval * 1.5);
+    }
   } catch (error) {
-    if (deadline.signal.aborted && !options.signal?.aborted) throw deadline.signal.reason;
-    throw error;
+    throw deadline.signal.aborted && !options.signal?.aborted ? deadline.signal.reason : error;
   } finally {
     clearTimeout(handle);
-  }
-}
-
-const read = async (hub: HubCore, id: string, signal: AbortSignal) =>
-  (await hub.GET("/v1/generations/{id}", { params: { path: { id } }, signal })).data;
-
-/** A failure of the record read itself (not of the stream): thrown to the caller, no fallback. */
-class ReadFailure {
-  constructor(readonly error: unknown) {}
-}
-const readMarked = (hub: HubCore, id: string, signal: AbortSignal) =>
-  read(hub, id, signal).catch((error: unknown) => {
-    throw new ReadFailure(error);
-  });
-
-/** The final record by the stream, or undefined when the stream failed (then poll). */
-async function followStream(hub: HubCore, id: string, signal: AbortSignal, options: WaitOptions): Promise<GenerationRecord | undefined> {
-  let opened!: () => void;
-  const open = new Promise<void>((resolve) => (opened = resolve));
-  const stream = new EventStream(hub, { track: [id], signal, maxFailedOpens: 1, idleTimeout: options.idleTimeout, onOpen: () => opened() });
-  const events = stream[Symbol.asyncIterator]();
-  const next = () => events.next();
-  let pending = next();
-  try {
-    // The first read starts the connection; wait until it is open (or has failed).
-    const first = await Promise.race([open.then(() => undefined), pending.then((r) => ({ r }))]);
-    if (first === undefined) {
-      const now = await readMarked(hub, id, signal);
-      if (isFinal(now)) return now;
-    }
-    while (true) {
-      const { value, done } = await pending;
-      if (done) return undefined;
-      if (value.event === "reset") {
-        const mine = value.records.find((r) => r.id === id);
-        if (mine && isFinal(mine)) return mine;
-      } else if (value.data.id === id && (value.data.deleted || !IN_PROGRESS_STATUSES.has(value.data.status))) {
-        const now = await readMarked(hub, id, signal);
-        if (isFinal(now)) return now;
-      }
-      pending = next();
-    }
-  } catch (error) {
-    if (error instanceof ReadFailure) throw error.error;
-    if (error instanceof HubAbortError || error instanceof HubStreamTerminatedError || signal.aborted) throw error;
-    return undefined;
-  } finally {
-    stream.close();
-    await events.return(undefined).catch(() => undefined);
-  }
-}
-
-async function poll(hub: HubCore, id: string, signal: AbortSignal, options: WaitOptions): Promise<GenerationRecord> {
-  let interval = options.pollInterval ?? 2_000;
-  const max = options.pollMax ?? 15_000;
-  while (true) {
-    const now = await read(hub, id, signal);
-    if (isFinal(now)) return now;
-    await sleep(interval, signal);
-    interval = Math.min(max, interval * 1.5);
   }
 }
