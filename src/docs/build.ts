@@ -19,7 +19,7 @@ import { contract, type JsonObject } from "../contract/index.ts";
 import { checkSite } from "./check.ts";
 import { docsDocument, type CodeSample } from "./enrich.ts";
 import { assertGapLinks, gaps } from "./gaps.ts";
-import { readGuides, renderGuide, type RenderedGuide } from "./guides.ts";
+import { readGuides, readProjectDocs, renderGuide, type RenderedGuide } from "./guides.ts";
 import { SITE_CSS, page } from "./layout.ts";
 import { escapeHtml } from "./markdown.ts";
 import { REFERENCE_PAGE, knownRoutes, referenceOperations } from "./routes.ts";
@@ -140,9 +140,11 @@ export async function buildDocsSite(options: BuildDocsOptions): Promise<void> {
   const apiTitle = String((contract.info as JsonObject).title);
 
   // Everything that can fail on the sources fails before the folder is touched.
-  const sources = readGuides(guidesDir);
+  const sources = [...readGuides(guidesDir), ...readProjectDocs(root)];
   const slugs = new Set(sources.map((s) => s.slug));
-  const guides = sources.map((s) => renderGuide(s, slugs));
+  if (slugs.size !== sources.length) throw new Error("A project document has the name of a guide");
+  const projectPages = new Map(sources.filter((s) => s.projectDoc).map((s) => [s.projectDoc!, s.slug]));
+  const guides = sources.map((s) => renderGuide(s, slugs, projectPages));
   const samples = readSamples(samplesDir);
   assertGapLinks(gaps());
   const doc = docsDocument({

@@ -29,6 +29,23 @@ export interface GuideSource {
   slug: string;
   file: string;
   markdown: string;
+  /** A document of the project shown beside the guides (repository path), not a guide of docs/guides. */
+  projectDoc?: string;
+}
+
+/**
+ * Documents of the project that the site also carries when they exist, after the guides
+ * (owned elsewhere: their links to files of the repository are shown as paths).
+ */
+export const PROJECT_DOCS = [{ slug: "simulator", path: "docs/simulator.md" }] as const;
+
+export function readProjectDocs(root: string): GuideSource[] {
+  return PROJECT_DOCS.filter((d) => existsSync(join(root, d.path))).map((d) => ({
+    slug: d.slug,
+    file: join(root, d.path),
+    markdown: readFileSync(join(root, d.path), "utf8"),
+    projectDoc: d.path,
+  }));
 }
 
 export interface RenderedGuide {
@@ -147,16 +164,36 @@ export function guideLinkResolver(guideSlugs: ReadonlySet<string>, where: string
   };
 }
 
-/** `[label](repo:path)` names a file of the repository; the site shows the path, not a link. */
-function repoMentions(markdown: string): string {
-  return markdown.replace(/\[([^\]]+)\]\(repo:([^)\s]+)\)/g, (_, label: string, path: string) =>
-    stripInline(label) === path ? `\`${path}\`` : `${label} (\`${path}\` in the repository)`,
-  );
+/**
+ * `[label](repo:path)` names a file of the repository: a link to its page when the site
+ * carries it (`pages`: repository path to slug), otherwise the path, not a link.
+ */
+function repoMentions(markdown: string, pages: ReadonlyMap<string, string>): string {
+  return markdown.replace(/\[([^\]]+)\]\(repo:([^)\s]+)\)/g, (_, label: string, path: string) => {
+    const slug = pages.get(path);
+    if (slug) return `[${label}](${slug}.md)`;
+    return stripInline(label) === path ? `\`${path}\`` : `${label} (\`${path}\` in the repository)`;
+  });
 }
 
-export function renderGuide(source: GuideSource, guideSlugs: ReadonlySet<string>): RenderedGuide {
-  const where = `docs/guides/${source.slug}.md`;
-  const markdown = repoMentions(expandDirectives(source.markdown, where));
+/** In a project document, links to files of the repository become `repo:` mentions. */
+function projectLinks(markdown: string, path: string): string {
+  const dir = path.split("/").slice(0, -1);
+  return markdown.replace(/\]\(([^)\s]+)\)/g, (whole, href: string) => {
+    if (/^(https?:|#)/.test(href)) return whole;
+    const parts = [...dir];
+    for (const seg of href.split("#")[0]!.split("/")) {
+      if (seg === "..") parts.pop();
+      else if (seg !== "." && seg !== "") parts.push(seg);
+    }
+    return `](repo:${parts.join("/")})`;
+  });
+}
+
+export function renderGuide(source: GuideSource, guideSlugs: ReadonlySet<string>, projectPages: ReadonlyMap<string, string> = new Map()): RenderedGuide {
+  const where = source.projectDoc ?? `docs/guides/${source.slug}.md`;
+  const own = source.projectDoc ? projectLinks(source.markdown, source.projectDoc) : expandDirectives(source.markdown, where);
+  const markdown = repoMentions(own, projectPages);
   const rendered = renderMarkdown(markdown, { resolveLink: guideLinkResolver(guideSlugs, where) });
   const h1 = rendered.headings.find((h) => h.level === 1);
   if (!h1) throw new Error(`${where}: a guide starts with a level-1 heading (its title)`);

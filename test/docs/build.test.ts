@@ -2,7 +2,7 @@
 // operation's error codes and every gap, and has no broken internal link. The link checker
 // is also run on a site broken on purpose, so it is known to catch what it claims to.
 import { createHash } from "node:crypto";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ import { SAMPLE_LABEL, buildDocsSite } from "../../src/docs/build.ts";
 import { checkSite, embeddedDefinition } from "../../src/docs/check.ts";
 import { errorRows } from "../../src/docs/enrich.ts";
 import { gapAnnotations } from "../../src/docs/gaps.ts";
-import { REQUIRED_GUIDES } from "../../src/docs/guides.ts";
+import { REQUIRED_GUIDES, renderGuide } from "../../src/docs/guides.ts";
 import { REFERENCE_PAGE, knownRoutes, referenceOperations } from "../../src/docs/routes.ts";
 import { at } from "../../scripts/lib/paths.ts";
 
@@ -49,6 +49,16 @@ describe("docs build", () => {
       expect(home, slug).toContain(`href="guides/${slug}.html"`);
       expect(overview, slug).toContain(`](guides/${slug}.html)`);
     }
+  });
+
+  it("carries the project's simulator guide when docs/simulator.md exists, and getting started links to it", () => {
+    if (!existsSync(at("docs/simulator.md"))) {
+      expect(read("guides/getting-started.html")).toContain("<code>docs/simulator.md</code> in the repository");
+      return;
+    }
+    expect(read("guides/simulator.html")).toMatch(/<h1 id="[^"]+">/);
+    expect(read("guides/getting-started.html")).toContain('href="simulator.html"');
+    expect(read("index.html")).toContain('href="guides/simulator.html"');
   });
 
   it("the reference inlines its renderer (nothing from a CDN) and embeds the whole contract", () => {
@@ -181,6 +191,22 @@ describe("docs build failures", () => {
     writeFileSync(join(dir, "notes.txt"), "mine");
     await expect(buildDocsSite({ outDir: dir })).rejects.toThrow(/refusing to clear it/);
     expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("mine");
+  });
+});
+
+describe("project documents in the site", () => {
+  it("their links to files of the repository become paths, links to carried documents stay links", () => {
+    const source = {
+      slug: "simulator",
+      file: "docs/simulator.md",
+      projectDoc: "docs/simulator.md",
+      markdown: "# Sim\n\nSee [the CLI](../src/simulator/cli.ts), [the contract](../generated/openapi.json#x), [it](simulator.md) and [the web](https://example.com/).",
+    };
+    const page = renderGuide(source, new Set(["simulator"]), new Map([["docs/simulator.md", "simulator"]]));
+    expect(page.html).toContain("the CLI (<code>src/simulator/cli.ts</code> in the repository)");
+    expect(page.html).toContain("the contract (<code>generated/openapi.json</code> in the repository)");
+    expect(page.html).toContain('<a href="simulator.html">it</a>');
+    expect(page.html).toContain('<a href="https://example.com/">the web</a>');
   });
 });
 
