@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { contract, errorCodes, operations, type JsonObject } from "../../src/contract/index.ts";
+import { bound, contract, errorCodes, operations, schema, streamLimits, type JsonObject } from "../../src/contract/index.ts";
 import { SAMPLE_LABEL, buildDocsSite } from "../../src/docs/build.ts";
 import { checkSite, embeddedDefinition } from "../../src/docs/check.ts";
 import { errorRows } from "../../src/docs/enrich.ts";
@@ -145,6 +145,24 @@ describe("docs build", () => {
     const ops = referenceOperations(reference);
     expect(ops.length).toBe(operations().length + Object.keys((contract.webhooks as JsonObject) ?? {}).length);
     for (const op of ops) expect(routes, op.operationId).toContain(op.route);
+  });
+
+  it("the numbers the guides quote are the contract's (heartbeat, retention, streams, batch, page, upload)", () => {
+    const guide = (slug: string) => readFileSync(at(`docs/guides/${slug}.md`), "utf8");
+    const { heartbeatSeconds, retentionDays, maxStreamsPerKey } = streamLimits();
+    const batch = bound("GenerationStatusRequest", "ids", "maxItems");
+    const page = schema("PageLimit");
+    const uploadMiB = bound("UploadRequest", "content_length", "maximum") / 1024 / 1024;
+    expect(guide("events")).toContain(`every ${heartbeatSeconds} seconds`);
+    expect(guide("events")).toContain(`${retentionDays} days`);
+    expect(guide("events")).toContain(`At most ${maxStreamsPerKey} concurrent streams per key`);
+    expect(guide("events")).toContain(`up to ${batch} ids per call`);
+    expect(guide("getting-started")).toContain(`up to ${batch} ids per call`);
+    expect(guide("rate-limits")).toContain(`event streams (${maxStreamsPerKey} per key`);
+    expect(guide("rate-limits")).toContain(`batch status reads (${batch} ids)`);
+    expect(guide("rate-limits")).toContain(`\`limit\` ${String(page.minimum)}..${String(page.maximum)}, default ${String(page.default)}`);
+    expect(guide("rate-limits")).toContain(`uploads (${uploadMiB} MiB)`);
+    expect(guide("uploads")).toContain(`The ceiling is ${uploadMiB} MiB`);
   });
 
   it("leaves generated/ and the in-memory contract untouched", () => {
