@@ -115,6 +115,8 @@ async function renderReference(doc: JsonObject, outDir: string): Promise<void> {
   }
 }
 
+const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`;
+
 function landingPage(guides: RenderedGuide[], apiTitle: string): string {
   const info = contract.info as JsonObject;
   const operations = referenceOperations();
@@ -123,8 +125,9 @@ function landingPage(guides: RenderedGuide[], apiTitle: string): string {
     .join("");
   const body = `<h1>${escapeHtml(apiTitle)} <small>${escapeHtml(String(info.version))}</small></h1>
 <p>${escapeHtml(String(info.summary ?? ""))}</p>
-<p><a href="${REFERENCE_PAGE}"><strong>API reference</strong></a>: every operation (${operations.length}), schema, error code and gap of
-the contract, with a code sample per operation and the error codes each one can return.
+<p><a href="${REFERENCE_PAGE}"><strong>API reference</strong></a>: every operation (${count(operations.filter((o) => !o.webhook).length, "operation")}
+and ${count(operations.filter((o) => o.webhook).length, "webhook")}), schema, error code and gap of the contract, with a code sample
+per operation and the error codes each one can return.
 New here? Start with <a href="guides/getting-started.html">Getting started</a>.</p>
 <h2 id="guides">Guides</h2>
 <ul class="cards">${cards}</ul>
