@@ -127,6 +127,7 @@ describe("request lines and headers", () => {
       const body = JSON.parse(answer.body);
       expect(envelopeValid(body)).toBe(true);
       expect(body.error.code).toBe("request_too_large");
+      expect(answer.headers.get("x-request-id")).toBe(body.error.request_id);
     }
   });
 

@@ -43,8 +43,8 @@ function corsAllows(option: ServerOptions["cors"], origin: string | undefined): 
 }
 
 /** A complete raw answer for a socket whose request Node could not parse. */
-function rawAnswer(status: number, reason: string, body: string): string {
-  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+function rawAnswer(status: number, reason: string, requestId: string, body: string): string {
+  return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nCache-Control: private, no-store\r\nConnection: close\r\n\r\n${body}`;
 }
 
 export function createServer(hub: Hub, options: ServerOptions): FastifyInstance {
@@ -69,8 +69,9 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
       }
       const tooLarge = error.code === "HPE_HEADER_OVERFLOW" || error.code === "HPE_URI_OVERFLOW";
       const code = tooLarge ? "request_too_large" : "invalid_request";
-      const body = JSON.stringify(envelope(refuse(code, { message: tooLarge ? "The request line or headers are larger than the API accepts." : "The request could not be parsed." }), newRequestId(), "en"));
-      socket.end(rawAnswer(tooLarge ? 413 : 400, tooLarge ? "Payload Too Large" : "Bad Request", body));
+      const requestId = newRequestId();
+      const body = JSON.stringify(envelope(refuse(code, { message: tooLarge ? "The request line or headers are larger than the API accepts." : "The request could not be parsed." }), requestId, "en"));
+      socket.end(rawAnswer(tooLarge ? 413 : 400, tooLarge ? "Payload Too Large" : "Bad Request", requestId, body));
     },
   });
 
