@@ -125,7 +125,9 @@ describe("resume", () => {
   });
 
   it("EVT-6: an unknown cursor gets a reset frame first (cursor_unknown), then the stream continues live", async () => {
-    for (const bad of ["garbage", "YWNjX2RlbW86OTk5.0000000", "a.b.c", "%%%"]) {
+    // Corrupt ones, and one well formed but never issued (beyond the newest event).
+    const neverIssued = sim.hub.events.cursor("acc_demo", 999);
+    for (const bad of ["garbage", "zz.0000000", "a.b.c", "%%%", neverIssued]) {
       const s = await stream({ lastEventId: bad });
       const [reset] = await s.untilFrames(1);
       expect(reset).toMatchObject({ event: "reset", data: { reason: "cursor_unknown", catch_up: "/v1/generations/status" } });

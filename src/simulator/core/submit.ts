@@ -13,9 +13,13 @@ export interface AcceptedSubmit {
   body: Record<string, unknown>;
 }
 
-/** Models a key can launch: enabled, of a submitted type, early access only with access. */
+/** Can this account's keys launch the model: enabled, of a submitted type, early access only with access. */
+export function canLaunch(m: ModelDef, account: Account): boolean {
+  return m.enabled && !(UNSUBMITTABLE_TYPES as readonly string[]).includes(m.type) && (!m.early_access || account.early_access);
+}
+
 export function launchable(models: readonly ModelDef[], account: Account): ModelDef[] {
-  return models.filter((m) => m.enabled && !(UNSUBMITTABLE_TYPES as readonly string[]).includes(m.type) && (!m.early_access || account.early_access));
+  return models.filter((m) => canLaunch(m, account));
 }
 
 export function checkSubmit(body: unknown, models: readonly ModelDef[], account: Account): AcceptedSubmit | Refusal {
@@ -34,9 +38,9 @@ export function checkSubmit(body: unknown, models: readonly ModelDef[], account:
     return refuse("invalid_request", { details: [{ field: "type", reason: "not_allowed", message: `type ${t} is not a published generation type` }] });
   }
   const modelId = typeof request.model === "string" ? request.model : DEFAULT_MODEL[t];
-  const found = models.find((m) => m.id === modelId);
-  const visible = found && launchable([found], account).length === 1;
-  if (!found || !visible) {
+  let found: ModelDef | undefined;
+  for (const m of models) if (m.id === modelId) found = m;
+  if (!found || !canLaunch(found, account)) {
     return refuse("invalid_request", { details: [{ field: "model", reason: "unknown_model", message: `model ${modelId} is not in GET /v1/models for this key` }] });
   }
   if (found.type !== t) {
