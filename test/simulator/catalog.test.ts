@@ -66,7 +66,7 @@ describe("knowledge", () => {
     expect((await sim.get("/v1/knowledge?limit=0")).json.error.code).toBe("invalid_limit");
   });
 
-  it("CAT-3/CAT-5: one article by slug in its own language; unknown or non-public slugs answer not_found", async () => {
+  it("CAT-3 CAT-5: one article by slug in its own language; unknown or non-public slugs answer not_found", async () => {
     expect((await sim.get("/v1/knowledge/nachalo-raboty")).json).toMatchObject({ slug: "nachalo-raboty", lang: "ru" });
     for (const slug of ["internal-roadmap", "nope"]) {
       const r = await sim.get(`/v1/knowledge/${slug}`);
@@ -96,7 +96,7 @@ describe("account", () => {
 describe("POST /v1/pricing/estimate", () => {
   const video = { type: "video", model: "video-model-a", duration: 10 };
 
-  it("PRICE-1/PRICE-4: a ceiling in centi-credits with its breakdown; creates and charges nothing", async () => {
+  it("PRICE-1 PRICE-4: a ceiling in centi-credits with its breakdown; creates and charges nothing", async () => {
     const before = (await sim.get("/v1/me")).json.credits.main_cc;
     const r = await sim.post("/v1/pricing/estimate", video);
     expect(r.json).toEqual({ type: "video", model_id: "video-model-a", currency: "credits", price_cc: 1000, breakdown: { variant: "per_second_720p", units: 10, surcharge_cc: 0 } });

@@ -14,7 +14,7 @@ beforeEach(() => sim.hub.reset());
 afterAll(() => sim.close());
 
 describe("request ids", () => {
-  it("EP-2/ENV-4: X-Request-Id is echoed in the header and in error.request_id", async () => {
+  it("EP-2 ENV-4: X-Request-Id is echoed in the header and in error.request_id", async () => {
     const ok = await sim.get("/v1/me", { headers: { "x-request-id": "client-abc-123" } });
     expect(ok.headers.get("x-request-id")).toBe("client-abc-123");
     const refused = await sim.get("/v1/me", { key: null, headers: { "x-request-id": "client-xyz" } });
@@ -63,7 +63,7 @@ describe("caching and rate headers", () => {
     }
   });
 
-  it("EP-3/LIM-2: the RateLimit pair is on every answer that reached the limiter, and not on 401 or api_disabled", async () => {
+  it("EP-3 LIM-2: the RateLimit pair is on every answer that reached the limiter, and not on 401 or api_disabled", async () => {
     const reached = [await sim.get("/v1/me"), await sim.get("/v1/generations/gen_missing"), await sim.get("/v1/me", { key: "ghk_demo_suspended" }), await sim.submit({ type: "video" })];
     for (const r of reached) {
       expect(r.headers.get("ratelimit")).toMatch(/^"(default|account)";r=\d+;t=\d+$/);

@@ -37,7 +37,7 @@ describe("frames", () => {
     expect(s.frames).toHaveLength(1);
   });
 
-  it("EVT-1/EVT-5: frames carry an id and the event object, never the full record", async () => {
+  it("EVT-1 EVT-5: frames carry an id and the event object, never the full record", async () => {
     const s = await stream();
     await sim.submit(image);
     const [f] = await s.untilFrames(1);
@@ -57,7 +57,7 @@ describe("frames", () => {
     expect(s.frames).toHaveLength(2);
   });
 
-  it("EVT-11/ST-3: deleting a DONE generation is one event carrying the previous status", async () => {
+  it("EVT-11 ST-3: deleting a DONE generation is one event carrying the previous status", async () => {
     const r = await sim.submit(image);
     await sim.advance(60);
     const s = await stream();
@@ -66,7 +66,7 @@ describe("frames", () => {
     expect(f!.data).toMatchObject({ id: r.json.id, status: "DONE", deleted: true });
   });
 
-  it("EVT-11/ST-4: a late result is a separate DONE event after FAILED; output_urls and refunded appear", async () => {
+  it("EVT-11 ST-4: a late result is a separate DONE event after FAILED; output_urls and refunded appear", async () => {
     const s = await stream();
     const r = await sim.submit({ ...image, prompt: "[sim:late]" });
     await sim.advance(3600);

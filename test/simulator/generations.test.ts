@@ -98,7 +98,7 @@ describe("batch status", () => {
 });
 
 describe("title change", () => {
-  it("GEN-8/GEN-10: a string title in any JSON object becomes the record's title; 200 with the record; no credits", async () => {
+  it("GEN-8 GEN-10: a string title in any JSON object becomes the record's title; 200 with the record; no credits", async () => {
     const id = (await sim.submit(video)).json.id;
     const before = (await sim.get("/v1/me")).json.credits.main_cc;
     const r = await sim.call("PATCH", `/v1/generations/${id}`, { body: { title: "Lighthouse", extra: true } });
@@ -113,7 +113,7 @@ describe("title change", () => {
 });
 
 describe("report", () => {
-  it("REP-1/REP-5: a failure report of a charged generation answers 201 with ids and moves no money", async () => {
+  it("REP-1 REP-5: a failure report of a charged generation answers 201 with ids and moves no money", async () => {
     const id = (await sim.submit(video)).json.id;
     await sim.advance(60);
     const before = (await sim.get("/v1/me")).json.credits.main_cc;
