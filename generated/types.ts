@@ -640,7 +640,7 @@ export interface paths {
         put?: never;
         /**
          * Resume the subscription
-         * @description Turns renewal back on and answers the next payment date. Site session cookie only: an API key or OAuth token calling it answers 403 `insufficient_scope`, even with `billing:read`. A request from an origin that is not allowlisted answers 403 `origin_mismatch`.
+         * @description Request body: none shown in the seed. Turns renewal back on and answers the next payment date. Site session cookie only: an API key or OAuth token calling it answers 403 `insufficient_scope`, even with `billing:read`. A request from an origin that is not allowlisted answers 403 `origin_mismatch`.
          */
         post: operations["resumeSubscription"];
         delete?: never;
@@ -690,7 +690,7 @@ export interface paths {
         put?: never;
         /**
          * Start a card change
-         * @description Answers `payment_id` with parameters for the payment widget. Site session cookie only: an API key or OAuth token calling it answers 403 `insufficient_scope`, even with `billing:read`. A request from an origin that is not allowlisted answers 403 `origin_mismatch`.
+         * @description Request body: none shown in the seed. Answers `payment_id` with parameters for the payment widget. Site session cookie only: an API key or OAuth token calling it answers 403 `insufficient_scope`, even with `billing:read`. A request from an origin that is not allowlisted answers 403 `origin_mismatch`.
          */
         post: operations["startCardChange"];
         delete?: never;
@@ -2575,12 +2575,12 @@ export interface components {
          */
         Vary: string & (unknown & unknown & unknown);
         /**
-         * @description Remaining requests of the binding window. Sent on every response that reaches the rate limiter.
+         * @description Remaining requests of the binding window. Sent on every response that reaches the rate limiter. The example's numbers are illustrations; the quotas and window length are not part of the contract.
          * @example "default";r=59;t=42
          */
         RateLimit: components["schemas"]["RateLimitField"];
         /**
-         * @description Quota and window of the binding window (the same window as `RateLimit`).
+         * @description Quota and window of the binding window (the same window as `RateLimit`). The example's numbers are illustrations.
          * @example "default";q=60;w=60
          */
         RateLimitPolicy: components["schemas"]["RateLimitPolicyField"];
