@@ -18,8 +18,8 @@ import type { paths } from "../generated/types.ts";
 import { createHubClient } from "../src/client/index.ts";
 import { at } from "../scripts/lib/paths.ts";
 
-const ROUNDS = Number(process.env.ROUNDS ?? 15);
-const CALLS = Number(process.env.CALLS ?? 400);
+const ROUNDS = Number(process.env.ROUNDS ?? 30);
+const CALLS = Number(process.env.CALLS ?? 200);
 const ID = "gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB";
 const BODY = JSON.stringify({ id: ID, type: "video", status: "RUNNING", output_urls: [] });
 
@@ -54,8 +54,10 @@ async function perCall() {
   };
   const samples: Record<string, number[]> = Object.fromEntries(Object.keys(contenders).map((k) => [k, []]));
   for (const fn of Object.values(contenders)) for (let i = 0; i < 300; i++) await fn(); // warm-up
+  const entries = Object.entries(contenders);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, fn] of Object.entries(contenders)) {
+    // The order rotates per round, so no contender always runs first.
+    for (const [name, fn] of entries.slice(round % entries.length).concat(entries.slice(0, round % entries.length))) {
       const start = performance.now();
       for (let i = 0; i < CALLS; i++) await fn();
       samples[name]!.push(((performance.now() - start) * 1000) / CALLS);
@@ -65,12 +67,14 @@ async function perCall() {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const raw = median(samples["raw fetch"]!);
   console.log(`\nPer-call cost, sequential GET on a local server (${ROUNDS} rounds x ${CALLS} calls, median of round means), Node ${process.version}`);
-  console.log("| Contender | us per call | vs raw fetch |");
-  console.log("|---|---:|---:|");
+  const bareMedian = median(samples["bare openapi-fetch"]!);
+  console.log("| Contender | us per call | vs raw fetch | vs bare openapi-fetch |");
+  console.log("|---|---:|---:|---:|");
   for (const name of Object.keys(contenders)) {
     const m = median(samples[name]!);
-    console.log(`| ${name} | ${m.toFixed(1)} | ${(m / raw).toFixed(3)}x |`);
+    console.log(`| ${name} | ${m.toFixed(1)} | ${(m / raw).toFixed(3)}x | ${(m / bareMedian).toFixed(3)}x |`);
   }
+  console.log(`(load average at the end: ${(await import("node:os")).loadavg().map((l) => l.toFixed(2)).join(" ")})`);
 }
 
 async function sizes() {

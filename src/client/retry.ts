@@ -86,39 +86,50 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
     const timeout = call.timeout ?? options.timeout ?? 60_000;
     const bare = call.hubBare === true;
     const credentials = !bare && options.credentials && sameOrigin(request.url, options.origin) ? options.credentials : undefined;
-    // Fast path: a request built by HubRequest (every openapi-fetch call) is sent itself on
-    // the first attempt, its timer already linked to its signal; later attempts are built
-    // from the body it kept. Other requests are copied per attempt from their bytes.
-    const own = call.hubTimer !== undefined && replayable(call.hubBody);
-    const userSignal: AbortSignal | undefined = own ? call.hubUser : request.signal;
+    // A request built by HubRequest (every openapi-fetch call) is sent itself on the first
+    // attempt and keeps its body for later ones; other requests are copied per attempt
+    // from their bytes. The caller's signal rides on the request itself.
+    const own = "hubBody" in call && !(call.hubBody instanceof ReadableStream);
+    const userSignal = request.signal;
     const body = own ? (call.hubBody ?? null) : request.body === null ? null : await request.arrayBuffer();
     const callerId = request.headers.has("x-request-id");
     let rejected: string | undefined;
     let reauthorized = false;
 
     for (let attempt = 0; ; attempt++) {
-      if (userSignal?.aborted) throw new HubAbortError({ cause: userSignal.reason });
+      if (userSignal.aborted) throw new HubAbortError({ cause: userSignal.reason });
       const first = own && attempt === 0;
       const headers = first ? request.headers : new Headers(request.headers);
       let token: string | undefined;
       if (!bare) {
         if (!callerId) headers.set("x-request-id", requestId());
         if (credentials) {
-          const given = credentials({ rejected, signal: userSignal ?? NEVER });
+          const given = credentials({ rejected, signal: userSignal });
           token = typeof given === "string" || given === undefined ? given : await given;
           if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
         }
       }
-      const timer = first ? call.hubTimer! : new AbortController();
-      const handle = setTimeout(() => timer.abort(), timeout);
+      // The timeout races the answer's headers. It attaches no signal to the request: in
+      // Node a signal on a request costs more than the rest of this layer together. An
+      // attempt that times out is left to finish; its answer, if any, is discarded.
+      let handle: ReturnType<typeof setTimeout> | undefined;
+      let timedOut = false;
       let response: Response;
       try {
-        response = await fetchImpl(first ? request : new Request(request, { headers, body, signal: userSignal ? anySignal(userSignal, timer.signal) : timer.signal }));
+        const pending = fetchImpl(first ? request : new Request(request, { headers, body }));
+        response = await Promise.race([
+          pending,
+          new Promise<never>((_, reject) => {
+            handle = setTimeout(() => {
+              timedOut = true;
+              pending.then((late) => late.body?.cancel(), () => undefined);
+              reject(new HubTimeoutError(`No answer within ${timeout} ms`));
+            }, timeout);
+          }),
+        ]);
       } catch (error) {
-        if (userSignal?.aborted) throw new HubAbortError({ cause: error });
-        const failure = timer.signal.aborted
-          ? new HubTimeoutError(`No answer within ${timeout} ms`, { cause: error })
-          : new HubConnectionError("Connection failed", { cause: error });
+        if (userSignal.aborted) throw new HubAbortError({ cause: error });
+        const failure = timedOut ? (error as HubTimeoutError) : new HubConnectionError("Connection failed", { cause: error });
         if (attempt >= maxRetries || !replaySafe(request)) throw failure;
         await sleep(backoff(attempt, backoffBase, backoffMax), userSignal);
         continue;
@@ -156,28 +167,14 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
   };
 }
 
-const NEVER = new AbortController().signal;
-
-/** Every body but a stream can be sent again as it is. */
-function replayable(body: unknown): boolean {
-  return !(body instanceof ReadableStream);
-}
-
 /**
- * The Request class openapi-fetch builds every call with: its signal is linked to a
- * timer of the transport (and to the caller's signal), and it keeps its body, so the
- * first attempt sends this very request and retries can be built without copying it.
+ * The Request class openapi-fetch builds every call with: it keeps its body, so the
+ * first attempt sends this very request and retries are built without copying it.
  */
 export class HubRequest extends Request {
-  readonly hubTimer: AbortController;
-  readonly hubUser: AbortSignal | undefined;
   readonly hubBody: BodyInit | null | undefined;
   constructor(input: RequestInfo | URL, init: RequestInit = {}) {
-    const timer = new AbortController();
-    const user = init.signal ?? undefined;
-    super(input, { ...init, signal: user ? anySignal(user, timer.signal) : timer.signal });
-    this.hubTimer = timer;
-    this.hubUser = user;
+    super(input, init);
     this.hubBody = init.body;
   }
 }

@@ -72,7 +72,9 @@ describe("client against the simulator", () => {
     const env = await start();
     const cutter = cuttingFetch(env.fetch, 4);
     const client = env.hub("ghk_demo_full", { fetch: cutter });
-    const stream = client.events({ reconnectDelay: 10 });
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    const stream = client.events({ reconnectDelay: 10, onOpen: () => opened() });
     const seen: HubEvent[] = [];
     const submitted: string[] = [];
     const statuses = new Map<string, string[]>();
@@ -84,7 +86,7 @@ describe("client against the simulator", () => {
         if (submitted.length === 3 && submitted.every((id) => statuses.get(id)?.at(-1) === "DONE")) break;
       }
     })();
-    await new Promise((r) => setTimeout(r, 100));
+    await open;
     for (let i = 0; i < 3; i++) submitted.push((await client.submit(video(`clip ${i}`))).data.id);
     await reading;
     expect(cutter.cut).toBe(4);

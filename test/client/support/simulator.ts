@@ -79,7 +79,10 @@ function frameChecker(violations: string[]): TransformStream<Uint8Array, Uint8Ar
   });
 }
 
-/** A fetch that cuts the first `cuts` event streams after their first frame (a forced disconnect). */
+/**
+ * A fetch that cuts the first `cuts` event streams after their first whole frame (a forced
+ * disconnect): the chunk holding it is delivered, the next read fails.
+ */
 export function cuttingFetch(inner: FetchLike, cuts: number): FetchLike & { cut: number } {
   const f = (async (request: Request) => {
     const response = await inner(request);
@@ -88,19 +91,24 @@ export function cuttingFetch(inner: FetchLike, cuts: number): FetchLike & { cut:
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
     let seen = "";
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        const { value, done } = await reader.read();
-        if (done) return controller.close();
-        controller.enqueue(value);
-        seen += decoder.decode(value, { stream: true });
-        if (/\nid: .*\n[\s\S]*\n\n/.test(seen) || /^event: [\s\S]*\n\n/.test(seen)) {
-          await reader.cancel();
-          controller.error(new TypeError("connection cut by the test"));
-        }
+    let cutNow = false;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          if (cutNow) {
+            await reader.cancel();
+            return controller.error(new TypeError("connection cut by the test"));
+          }
+          const { value, done } = await reader.read();
+          if (done) return controller.close();
+          controller.enqueue(value);
+          seen += decoder.decode(value, { stream: true });
+          cutNow = /(^|\n)id: [^\n]*\n(?:[^\n]+\n)*\n/.test(seen);
+        },
+        cancel: () => reader.cancel(),
       },
-      cancel: () => reader.cancel(),
-    });
+      { highWaterMark: 0 },
+    );
     return new Response(body, { status: response.status, headers: response.headers });
   }) as FetchLike & { cut: number };
   f.cut = 0;
