@@ -9,9 +9,7 @@ import { parseMarkers, stepsFrom } from "../outcomes.ts";
 import { makeCursor, readCursor, readLimit } from "../paging.ts";
 import { priceOf } from "../pricing.ts";
 import { checkSubmit } from "../submit.ts";
-import { canonicalJson } from "../util.ts";
-
-const IDEMPOTENCY_KEY_MAX = 255;
+import { IDEMPOTENCY_KEY_MAX, lookup } from "../idempotency.ts";
 
 function accepted(ctx: Ctx, gen: Generation) {
   return jsonText(ctx, 202, ctx.hub.engine.recordText(gen, ctx.baseUrl), { location: `/v1/generations/${gen.id}` });
@@ -79,14 +77,9 @@ const submitGeneration: Handler = (ctx) => {
 
   // A replay answers the stored record at its current status: before the plan, the
   // quotas and the balance are looked at, and without spending any of them.
-  const fingerprint = canonicalJson(parsed.value);
-  const slot = `${account.id}\n${idempotencyKey}`;
-  const stored = hub.state.idempotency.get(slot);
-  if (stored) {
-    const gen = hub.state.generations.get(stored.generation_id);
-    if (fingerprint !== undefined && stored.fingerprint === fingerprint && gen) return accepted(ctx, gen);
-    return refuse("duplicate_key_conflict", { message: "This Idempotency-Key was already used with a different body." });
-  }
+  const stored = lookup(hub.state, account.id, idempotencyKey, parsed.value);
+  if (stored.kind === "replay") return accepted(ctx, stored.generation);
+  if (stored.kind === "conflict") return refuse("duplicate_key_conflict", { message: "This Idempotency-Key was already used with a different body." });
 
   const checked = checkSubmit(parsed.value, hub.state.models, account);
   if (isRefusal(checked)) return checked;
@@ -142,7 +135,7 @@ const submitGeneration: Handler = (ctx) => {
   }
   const row = charge.free_quota >= 0 ? account.free_quotas[charge.free_quota] : undefined;
   if (row && row.remaining !== null) row.remaining--;
-  hub.state.idempotency.set(slot, { fingerprint: fingerprint!, generation_id: gen.id });
+  stored.remember(gen);
   return accepted(ctx, gen);
 };
 
