@@ -1,0 +1,180 @@
+// The model catalog (weak ETag, 304, `type` narrows), knowledge articles (capped, not
+// paged, editorial order, `not_found`), and price estimates (priced like the submit,
+// creating and charging nothing, refused the same way).
+import { deref, schema, type JsonObject } from "../../contract/index.ts";
+import { errorCodeOf } from "../classify.ts";
+import { randomToken, type Check, type Ctx } from "../context.ts";
+
+export const models: Check = {
+  name: "model catalog",
+  rules: ["CAT-4"],
+  async run(c) {
+    const first = await c.get("/v1/models", "CAT-4");
+    if (first.status !== 200) return;
+    const etag = first.headers.get("etag");
+    if (!c.expect(etag !== null, "CAT-4", "GET /v1/models sent no ETag", first)) return;
+    const again = await c.get("/v1/models", "CAT-4", { headers: { "if-none-match": etag! } });
+    c.expect(again.status === 304, "CAT-4", `If-None-Match with the current ETag answered ${again.status}, not 304`, again);
+    c.expect(again.status !== 304 || again.text.length === 0, "CAT-4", "a 304 with a body", again);
+    const stale = await c.get("/v1/models", "CAT-4", { headers: { "if-none-match": 'W/"conformance-stale"' } });
+    c.expect(stale.status === 200, "CAT-4", `If-None-Match with another ETag answered ${stale.status}, not 200`, stale);
+    const data: Record<string, any>[] = Array.isArray(first.json?.data) ? first.json.data : [];
+    const type = data.find((m) => typeof m.type === "string")?.type;
+    if (type) {
+      const narrowed = await c.get(`/v1/models?type=${encodeURIComponent(type)}`, "CAT-4");
+      if (narrowed.status === 200 && Array.isArray(narrowed.json?.data)) {
+        const others = narrowed.json.data.filter((m: any) => m.type !== type);
+        c.expect(others.length === 0 && narrowed.json.data.length > 0, "CAT-4", `?type=${type} answered ${narrowed.json.data.length} models, ${others.length} of another type`, narrowed);
+        c.expect(narrowed.json.data.length === data.filter((m) => m.type === type).length, "CAT-4", `?type=${type} answered ${narrowed.json.data.length} models; the full list has ${data.filter((m) => m.type === type).length} of that type`, narrowed);
+      } else c.fail("CAT-4", `?type=${type} answered ${narrowed.status}`, narrowed);
+    }
+  },
+};
+
+export const knowledge: Check = {
+  name: "knowledge articles",
+  rules: ["CAT-5", "CAT-3"],
+  async run(c) {
+    const five = await c.get("/v1/knowledge?limit=5", "CAT-5");
+    if (c.unavailable(five, ["CAT-5", "CAT-3"]) || five.status !== 200 || !Array.isArray(five.json?.data)) return;
+    c.expect(five.json.data.length <= 5, "CAT-5", `limit=5 answered ${five.json.data.length} articles`, five);
+    c.expect(five.json.next_cursor === null, "CAT-5", `next_cursor is ${JSON.stringify(five.json.next_cursor)}; knowledge is capped, not paged`, five);
+    const two = await c.get("/v1/knowledge?limit=2", "CAT-5");
+    if (two.status === 200 && Array.isArray(two.json?.data)) {
+      const a = two.json.data.map((x: any) => x.slug).join();
+      const b = five.json.data.slice(0, two.json.data.length).map((x: any) => x.slug).join();
+      c.expect(a === b && two.json.data.length === Math.min(2, five.json.data.length), "CAT-5", `without q the first 2 articles [${a}] are not the first of the first 5 [${b}] (editorial order)`, two);
+    }
+    const article = five.json.data.find((x: any) => typeof x.slug === "string");
+    if (article) {
+      const word = String(article.title ?? "").split(/\s+/).find((w: string) => w.length >= 4);
+      if (word) {
+        const found = await c.get(`/v1/knowledge?q=${encodeURIComponent(word)}&limit=100`, "CAT-5");
+        if (found.status === 200 && Array.isArray(found.json?.data)) {
+          c.expect(found.json.data.some((x: any) => x.slug === article.slug), "CAT-5", `q=${word} (a word of the title of ${article.slug}) does not find it`, found);
+        }
+      }
+      const one = await c.get(`/v1/knowledge/${encodeURIComponent(article.slug)}`, "CAT-3");
+      c.expect(one.status === 200 && one.json?.slug === article.slug, "CAT-3", `the article ${article.slug} does not read back by its slug: ${one.status}`, one);
+      if (one.status === 200) c.expect(typeof one.json?.lang === "string", "CAT-3", `the article ${article.slug} does not name its language in lang`, one);
+    } else c.skip(["CAT-3"], "no knowledge article to read");
+    const none = await c.get(`/v1/knowledge/conformance-no-such-article-${randomToken()}`, "CAT-5");
+    c.refusal(none, "not_found", "CAT-5", "an unknown slug");
+  },
+};
+
+/** A first guess at the smallest body of a model's type the submit accepts. */
+export function minimalBody(model: Record<string, any>): Record<string, unknown> | undefined {
+  switch (model.type) {
+    case "video":
+    case "image":
+      return { type: model.type, model: model.id, prompt: "A conformance check: a plain grey square." };
+    case "upscale":
+      return undefined; // needs a readable image: priced from the file
+    default:
+      return undefined;
+  }
+}
+
+/** Prices the catalog's models; fills `shared.priced` with the bodies the server prices, cheapest first. */
+async function priceModels(c: Ctx): Promise<void> {
+  const candidates = c.shared.models.map((m) => ({ m, body: minimalBody(m) })).filter((x) => x.body).slice(0, 6);
+  for (const { m, body } of candidates) {
+    const ex = await c.post("/v1/pricing/estimate", body, "PRICE-1");
+    if (ex.status === 200 && Number.isInteger(ex.json?.price_cc)) {
+      c.shared.priced.push({ body: body!, price_cc: ex.json.price_cc, model: m });
+      c.pass("PRICE-2", "the estimate takes a submit body as it is");
+      c.expect(ex.json.model_id === m.id && ex.json.type === m.type, "PRICE-1", `the estimate names ${ex.json.type}/${ex.json.model_id} for a ${m.type}/${m.id} body`, ex);
+    }
+  }
+  c.shared.priced.sort((a, b) => a.price_cc - b.price_cc);
+}
+
+export const pricing: Check = {
+  name: "price estimates",
+  rules: ["PRICE-1", "PRICE-2", "PRICE-4", "PRICE-5", "PRICE-6", "PRICE-7", "W-10", "W-9"],
+  async run(c) {
+    const before = await c.get("/v1/generations?limit=1", "PRICE-4");
+    const balance = c.shared.me?.credits?.main_cc;
+    await priceModels(c);
+    const cheapest = c.shared.priced[0];
+    if (!cheapest) {
+      c.skip(["PRICE-1", "PRICE-2", "PRICE-4", "PRICE-6", "PRICE-7", "W-10"], "no model of the catalog could be priced with a minimal video or image body");
+    } else {
+      // Nothing created, nothing charged.
+      const after = await c.get("/v1/generations?limit=1", "PRICE-4");
+      if (before.status === 200 && after.status === 200) {
+        c.expect(before.json?.data?.[0]?.id === after.json?.data?.[0]?.id, "PRICE-4", "an estimate created a generation", after);
+      }
+      const me = await c.get("/v1/me", "PRICE-4");
+      if (typeof balance === "number" && me.status === 200) {
+        c.expect(me.json?.credits?.main_cc === balance, "PRICE-4", `the balance moved from ${balance} to ${me.json?.credits?.main_cc} cc around estimates`, me);
+      }
+      c.note("PRICE-4", "the estimate's request cost is checked by the RateLimit countdown (LIM-3)");
+
+      // promo_mode cannot be priced in advance.
+      const promo = await c.post("/v1/pricing/estimate", { ...cheapest.body, promo_mode: "queue" }, "PRICE-6");
+      c.refusal(promo, "estimate_unavailable", "PRICE-6", "an estimate with promo_mode");
+
+      // Refused like the submit: an unknown field, a model not in the catalog, a bound.
+      const unknownField = await c.post("/v1/pricing/estimate", { ...cheapest.body, conformance_unknown_field: 1 }, "PRICE-7");
+      c.t.deliberate(unknownField);
+      if (c.refusal(unknownField, "invalid_request", "PRICE-7", "an estimate with an unknown field")) {
+        const d = unknownField.json?.error?.details;
+        c.expect(Array.isArray(d) && d.some((x: any) => x.field === "conformance_unknown_field" && x.reason === "unknown_field"), "PRICE-7", `details do not name the unknown field: ${JSON.stringify(d)}`, unknownField);
+      }
+      const noModel = await c.post("/v1/pricing/estimate", { ...cheapest.body, model: `conformance-no-such-model-${randomToken()}` }, "PRICE-7");
+      c.expect(noModel.status === 400, "PRICE-7", `a model not in the catalog answered ${noModel.status} ${errorCodeOf(noModel.json) ?? ""}, not 400`, noModel);
+      const over = overBound(String(cheapest.body.type));
+      if (over) {
+        const ex = await c.post("/v1/pricing/estimate", { ...cheapest.body, [over.field]: over.value }, "PRICE-7");
+        c.t.deliberate(ex);
+        if (c.refusal(ex, "invalid_request", "PRICE-7", `an estimate with ${over.field} out of bounds`)) {
+          const d = ex.json?.error?.details;
+          c.expect(Array.isArray(d) && d.some((x: any) => x.field === over.field && x.reason === "out_of_range"), "PRICE-7", `details do not name ${over.field} out_of_range: ${JSON.stringify(d)}`, ex);
+        }
+      }
+    }
+    // The type the API does not submit.
+    const text = await c.post("/v1/pricing/estimate", { type: "text", model: c.shared.models[0]?.id ?? "conformance-model", prompt: "hello" }, "W-10");
+    c.refusal(text, "submit_unavailable", "PRICE-7", "an estimate of type text");
+    if (typeof balance === "number") {
+      const me = await c.get("/v1/me", "W-10");
+      if (me.status === 200) c.expect(me.json?.credits?.main_cc === balance, "W-10", `the balance moved from ${balance} to ${me.json?.credits?.main_cc} cc around an estimate of type text`, me);
+    }
+
+    // A price that depends on a file the server cannot read is refused, not a number.
+    const upscale = c.shared.models.find((m) => m.type === "upscale");
+    if (upscale) {
+      const ex = await c.post("/v1/pricing/estimate", { type: "upscale", model: upscale.id, image_url: `https://conformance.invalid/missing-${randomToken()}.png`, scale: 2 }, "PRICE-5");
+      c.expect(ex.status === 400, "PRICE-5", `an upscale estimate whose image cannot be read answered ${ex.status}${ex.status === 200 ? ` with price_cc ${ex.json?.price_cc}` : ""}, not 400`, ex);
+    } else c.skip(["PRICE-5"], "no upscale model in the catalog (the price of an upscale depends on its image)");
+
+    // Reading, the catalog and prices need no plan.
+    const free = c.role("free");
+    if (free) {
+      for (const path of ["/v1/generations?limit=1", "/v1/models"]) {
+        const ex = await c.get(path, "W-9", { key: free });
+        c.expect(ex.status === 200, "W-9", `GET ${path} with a key without a paid plan answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex);
+      }
+      if (cheapest) {
+        const ex = await c.post("/v1/pricing/estimate", cheapest.body, "W-9", { key: free });
+        c.expect(ex.status === 200, "W-9", `an estimate with a key without a paid plan answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex);
+      }
+    } else c.skip(["W-9"], "reading without a paid plan not tried (no --key free=...)");
+  },
+};
+
+/** A field of the variant with a numeric or length bound, and a value just beyond it. */
+export function overBound(type: string, skip: readonly string[] = ["prompt", "model", "type"]): { field: string; value: unknown } | undefined {
+  const name = { video: "VideoSubmit", image: "ImageSubmit", upscale: "UpscaleSubmit" }[type];
+  if (!name) return undefined;
+  const props = deref<JsonObject>(schema(name)).properties as JsonObject;
+  for (const [field, raw] of Object.entries(props)) {
+    if (skip.includes(field)) continue;
+    const p = deref<JsonObject>(raw);
+    if ((p.type === "integer" || p.type === "number") && typeof p.maximum === "number" && p.maximum < 1e9) return { field, value: p.maximum + 1 };
+    if (p.type === "string" && typeof p.maxLength === "number" && p.maxLength <= 5000 && !p.enum) return { field, value: "x".repeat(p.maxLength + 1) };
+  }
+  return undefined;
+}

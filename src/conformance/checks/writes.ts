@@ -1,0 +1,134 @@
+// Checks that change state without spending credits (`--allow-writes`): session-only
+// routes refuse API keys, submits refused for the plan or the spend limit, reports
+// (replay, mismatch, no money moved, another account's id), the support thread.
+import { randomUUID } from "node:crypto";
+import { bound } from "../../contract/index.ts";
+import { errorCodeOf } from "../classify.ts";
+import { randomToken, type Check, type Ctx } from "../context.ts";
+
+/** The session-only routes with a body each would take (none where the seed shows none). */
+const SESSION_ONLY: [string, unknown][] = [
+  ["/v1/subscription/resume", undefined],
+  ["/v1/subscription/cancel", {}],
+  ["/v1/subscription/card-change", undefined],
+  ["/v1/subscription/card-change/complete", { payment_id: "conformance-none" }],
+];
+
+export const sessionOnly: Check = {
+  name: "session-only subscription actions",
+  rules: ["W-11"],
+  needs: { writes: true },
+  async run(c) {
+    for (const [path, body] of SESSION_ONLY) {
+      const ex = await c.post(path, body, "W-11");
+      c.t.deliberate(ex);
+      c.refusal(ex, "insufficient_scope", "W-11", `POST ${path} with an API key`);
+    }
+  },
+};
+
+export const planRefusals: Check = {
+  name: "submits refused for the plan or the spend limit",
+  rules: ["SUB-4", "AUTH-9", "W-9"],
+  needs: { writes: true },
+  async run(c) {
+    const body = c.shared.priced[0]?.body;
+    if (!body) {
+      c.skip(["SUB-4", "AUTH-9"], "no body the server prices (a minimal video or image submit)");
+      return;
+    }
+    const free = c.role("free");
+    if (free) {
+      const ex = await c.post("/v1/generations", body, "SUB-4", { key: free, headers: { "idempotency-key": `conformance-${randomToken()}` } });
+      c.refusal(ex, "payment_required", "SUB-4", "a submit by an account without a paid plan");
+      c.refusal(ex, "payment_required", "W-9", "starting a generation without a paid plan");
+      c.skip(["SUB-4"], "the exact replay of an accepted request after the plan ended is not exercised (it needs the plan to change)");
+    } else c.skip(["SUB-4"], "no key of an account without a paid plan (--key free=...)");
+    const capped = c.role("spend-capped");
+    if (capped) {
+      const ex = await c.post("/v1/generations", body, "AUTH-9", { key: capped, headers: { "idempotency-key": `conformance-${randomToken()}` } });
+      c.refusal(ex, "key_spend_limit_reached", "AUTH-9", "a submit by a key at its monthly spend limit");
+    } else c.skip(["AUTH-9"], "no key at its spend limit (--key spend-capped=...); grant_spend_limit_reached needs an OAuth application");
+  },
+};
+
+export const reports: Check = {
+  name: "reports about a result",
+  rules: ["REP-1", "REP-2", "REP-3", "REP-4", "REP-5", "REP-6", "REP-7"],
+  needs: { writes: true },
+  async run(c) {
+    const candidates = [...c.shared.created, ...c.shared.own.filter((r) => r.status === "DONE" || r.status === "FAILED")];
+    const target = candidates[0];
+    if (!target) {
+      c.skip(["REP-1", "REP-2", "REP-4", "REP-5", "REP-6"], "no generation of the account to report on");
+    } else {
+      const tooLong = "x".repeat(bound("GenerationReportRequest", "text", "maxLength") + 1);
+      const ex = await c.post(`/v1/generations/${encodeURIComponent(String(target.id))}/report`, { text: tooLong }, "REP-2");
+      c.t.deliberate(ex);
+      c.refusal(ex, "invalid_request", "REP-2", "a report text over the limit");
+    }
+
+    // A generation with nothing left unsettled: a failure report is refused.
+    const settled = c.shared.own.find((r) => r.refunded === true);
+    if (settled) {
+      const ex = await c.post(`/v1/generations/${encodeURIComponent(String(settled.id))}/report`, { text: "Conformance check: refunded generation.", reason: "failure" }, "REP-6");
+      c.refusal(ex, "generation_already_settled", "REP-6", `a failure report on refunded generation ${settled.id}`);
+    } else c.skip(["REP-6"], "no refunded generation in the account to report on");
+
+    let accepted = false;
+    for (const rec of candidates.slice(0, 3)) {
+      const balance = (await c.get("/v1/me", "REP-5")).json?.credits?.main_cc;
+      const id = randomUUID();
+      const text = `Conformance check ${randomToken()}: please ignore this report.`;
+      const path = `/v1/generations/${encodeURIComponent(String(rec.id))}/report`;
+      const first = await c.post(path, { text, reason: "failure", client_msg_id: id }, "REP-1");
+      if (first.status === 422 && errorCodeOf(first.json) === "generation_already_settled") continue;
+      if (!c.expect(first.status === 201, "REP-1", `a report answered ${first.status} ${errorCodeOf(first.json) ?? ""}, not 201`, first)) break;
+      accepted = true;
+      const cc = Object.keys(first.json ?? {}).filter((k) => k.endsWith("_cc"));
+      c.expect(cc.length === 0, "REP-5", `the report reply carries a credit field: ${cc.join(", ")}`, first);
+      const me = await c.get("/v1/me", "REP-5");
+      if (typeof balance === "number") c.expect(me.json?.credits?.main_cc === balance, "REP-5", `the balance moved from ${balance} to ${me.json?.credits?.main_cc} cc with a report`, me);
+      const replay = await c.post(path, { text, reason: "failure", client_msg_id: id }, "REP-4");
+      c.expect(
+        replay.status === 201 && replay.json?.support_request_id === first.json?.support_request_id && replay.json?.message_id === first.json?.message_id,
+        "REP-4",
+        `a replay with the same client_msg_id answered ${replay.status} ${JSON.stringify(replay.json)}, not the same report`,
+        replay,
+      );
+      const other = await c.post(path, { text: `${text} (changed)`, reason: "failure", client_msg_id: id }, "REP-4");
+      c.t.deliberate(other);
+      c.refusal(other, "report_replay_mismatch", "REP-4", "the same client_msg_id with another text");
+      break;
+    }
+    if (!accepted && target) c.skip(["REP-1", "REP-4", "REP-5"], "no generation of the account accepted a failure report (all settled)");
+
+    // A moderation report revokes the generation: only on one this run created.
+    const own = c.shared.created[1];
+    if (own) {
+      const ex = await c.post(`/v1/generations/${encodeURIComponent(String(own.id))}/report`, { text: "Conformance check: moderation report on a generation the suite created.", reason: "moderation" }, "REP-3");
+      if (c.expect(ex.status === 201, "REP-3", `a moderation report answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}, not 201`, ex)) {
+        const gone = await c.get(`/v1/generations/${encodeURIComponent(String(own.id))}`, "REP-3");
+        c.expect(gone.status === 404, "REP-3", `after a moderation report the generation still reads ${gone.status} ${gone.json?.status ?? ""}; it is revoked`, gone);
+      }
+    } else c.skip(["REP-3"], "a moderation report revokes the generation: only tried on one the suite created (--allow-spend)");
+
+    const foreign = c.shared.otherIsOtherAccount ? c.shared.other[0] : undefined;
+    if (foreign) {
+      const ex = await c.post(`/v1/generations/${encodeURIComponent(String(foreign.id))}/report`, { text: "Conformance check: another account's generation." }, "REP-7");
+      c.refusal(ex, "not_found", "REP-7", "a report on another account's generation");
+    } else c.skip(["REP-7"], "no generation of a second account (--other-api-key)");
+  },
+};
+
+export const supportThread: Check = {
+  name: "support thread (reading marks it read)",
+  rules: ["W-7", "SUP-2"],
+  needs: { writes: true },
+  async run(c: Ctx) {
+    const ex = await c.get("/v1/support/messages", "SUP-2");
+    if (c.unavailable(ex, ["W-7", "SUP-2"])) return;
+    c.expect(ex.status === 200 && Array.isArray(ex.json?.data), "W-7", `the support thread answered ${ex.status}; an empty thread is an empty list, not 404`, ex);
+    if (ex.status === 200) c.expect(ex.json?.next_cursor === null, "SUP-2", `next_cursor is ${JSON.stringify(ex.json?.next_cursor)}; the thread is read whole`, ex);
+  },
+};

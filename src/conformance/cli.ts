@@ -1,0 +1,203 @@
+// `npm run conformance -- --base-url URL --api-key KEY [options]`: the conformance suite
+// against a server. Without a base address it starts the simulator and runs against it
+// with its demo keys. Exit status: 0 when no rule failed, 1 otherwise, 2 on bad usage.
+import { writeFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/index.ts";
+import { KEY_ROLES, type ConformanceOptions, type KeyRole } from "./options.ts";
+import { startPrism, type RunningPrism } from "./prism.ts";
+import { renderJson, renderJunit, renderTable } from "./report.ts";
+import { exitCode, runConformance } from "./runner.ts";
+
+const HELP = `Usage: npm run conformance -- [options]
+
+Runs the conformance suite against a server and prints one row per seed rule
+(docs/seed-rules.yaml): pass, fail (with the request id and the reason) or n/a.
+Without --base-url it starts the simulator and uses its demo keys.
+
+  --base-url URL          server address (no /v1)                       HUB_BASE_URL
+  --api-key KEY           main API key (every scope)                    HUB_API_KEY
+  --other-api-key KEY     a key of a second account (cross-account)     HUB_OTHER_API_KEY
+  --key ROLE=KEY          an extra key for one refusal (repeatable)     HUB_KEY_<ROLE>
+                          roles: ${Object.keys(KEY_ROLES).join(", ")}
+  --allow-writes          allow requests that change state (no credits) HUB_ALLOW_WRITES=1
+  --allow-spend           allow submits that cost credits (and writes)  HUB_ALLOW_SPEND=1
+  --prism                 also send every request through prism proxy and report its violations
+  --static-mock           the target is a static mock: only checks a mock can meet
+  --prism-mock            start prism mock on the document and run against it (implies --static-mock)
+  --only IDS              comma-separated rule ids or prefixes (e.g. PAGE,EVT-9)
+  --json                  print the report as JSON instead of the table
+  --junit FILE            also write a JUnit XML report
+  --all                   list every rule in the table, n/a ones included
+  --quick                 skip the heartbeat check (it waits up to 18 s)
+  --reserve N             requests to leave in every rate window (default 5)
+  --max-wait SECONDS      most seconds to wait for rate windows in total (default 120)
+  --settle-seconds S      most seconds to wait for a generation to finish (default 300)
+  --timeout MS            per-request timeout (default 30000)
+  --verbose               print every request
+  --help                  this text`;
+
+function envFlag(name: string): boolean {
+  const v = process.env[name];
+  return v === "1" || v === "true" || v === "yes";
+}
+
+function num(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new Usage(`--${flag} must be a non-negative number, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+class Usage extends Error {}
+
+function simulatorKey(secret: string): string {
+  if (!demoKeys().some((k) => k.secret === secret)) throw new Error(`the simulator has no demo key ${secret}`);
+  return secret;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      "base-url": { type: "string" },
+      "api-key": { type: "string" },
+      "other-api-key": { type: "string" },
+      key: { type: "string", multiple: true },
+      "allow-writes": { type: "boolean" },
+      "allow-spend": { type: "boolean" },
+      prism: { type: "boolean" },
+      "static-mock": { type: "boolean" },
+      "prism-mock": { type: "boolean" },
+      only: { type: "string" },
+      json: { type: "boolean" },
+      junit: { type: "string" },
+      all: { type: "boolean" },
+      quick: { type: "boolean" },
+      reserve: { type: "string" },
+      "max-wait": { type: "string" },
+      "settle-seconds": { type: "string" },
+      timeout: { type: "string" },
+      verbose: { type: "boolean" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const keys: Partial<Record<KeyRole, string>> = {};
+  for (const role of Object.keys(KEY_ROLES) as KeyRole[]) {
+    const env = process.env[`HUB_KEY_${role.toUpperCase().replace(/-/g, "_")}`];
+    if (env) keys[role] = env;
+  }
+  for (const pair of values.key ?? []) {
+    const eq = pair.indexOf("=");
+    const role = pair.slice(0, eq) as KeyRole;
+    if (eq <= 0 || !(role in KEY_ROLES)) throw new Usage(`--key takes ROLE=KEY with ROLE one of ${Object.keys(KEY_ROLES).join(", ")}; got ${JSON.stringify(pair.split("=")[0])}`);
+    keys[role] = pair.slice(eq + 1);
+  }
+
+  const log = (line: string) => console.error(line);
+  const cleanups: (() => Promise<void>)[] = [];
+  let baseUrl = values["base-url"] ?? process.env.HUB_BASE_URL;
+  let apiKey = values["api-key"] ?? process.env.HUB_API_KEY;
+  let otherApiKey = values["other-api-key"] ?? process.env.HUB_OTHER_API_KEY;
+  let allowWrites = Boolean(values["allow-writes"]) || envFlag("HUB_ALLOW_WRITES");
+  let allowSpend = Boolean(values["allow-spend"]) || envFlag("HUB_ALLOW_SPEND");
+  let staticMock = Boolean(values["static-mock"] || values["prism-mock"]);
+  let advance: ConformanceOptions["advance"];
+  let sim: RunningSimulator | undefined;
+
+  try {
+    if (values["prism-mock"]) {
+      if (baseUrl) throw new Usage("--prism-mock starts its own target; leave --base-url out");
+      const mock: RunningPrism = await startPrism("mock");
+      cleanups.push(() => mock.close());
+      baseUrl = mock.url;
+      apiKey ??= "conformance-static-mock-key";
+      log(`prism mock serving the document at ${baseUrl}`);
+    } else if (!baseUrl) {
+      if (apiKey) throw new Usage("--api-key without --base-url: give the server's address (or neither, to run against the simulator)");
+      // The simulator with its demo keys; nothing real is spent, so everything is allowed.
+      // Its heartbeat is shortened to keep the run quick (the check allows up to 15 s).
+      sim = await startSimulator({ port: 0, heartbeatSeconds: 1 });
+      const running = sim;
+      cleanups.push(() => running.close());
+      baseUrl = sim.url;
+      apiKey = simulatorKey("ghk_demo_full");
+      otherApiKey = simulatorKey("ghk_demo_other");
+      Object.assign(keys, {
+        expired: simulatorKey("ghk_demo_expired"),
+        revoked: simulatorKey("ghk_demo_revoked"),
+        "no-api-access": simulatorKey("ghk_demo_noapi"),
+        suspended: simulatorKey("ghk_demo_suspended"),
+        terms: simulatorKey("ghk_demo_terms"),
+        "read-only": simulatorKey("ghk_demo_readonly"),
+        free: simulatorKey("ghk_demo_free"),
+        "spend-capped": simulatorKey("ghk_demo_capped"),
+        "oauth-invalid": "gho_conformance_unknown_token",
+      });
+      allowWrites = true;
+      allowSpend = true;
+      advance = async (seconds) => {
+        running.hub.clock.advance(Math.round(seconds * 1000));
+        running.hub.recheckStreams();
+      };
+      log(`no --base-url: started the simulator at ${baseUrl} with its demo keys (writes and spending allowed)`);
+    }
+    if (!apiKey) throw new Usage("--api-key (or HUB_API_KEY) is required with --base-url");
+
+    let viaUrl: string | undefined;
+    if (values.prism) {
+      const proxy = await startPrism("proxy", baseUrl);
+      cleanups.push(() => proxy.close());
+      viaUrl = proxy.url;
+      log(`prism proxy at ${viaUrl} in front of ${baseUrl} (event streams go direct: Prism buffers them)`);
+    }
+
+    const report = await runConformance(
+      {
+        baseUrl,
+        apiKey,
+        otherApiKey,
+        keys,
+        allowWrites,
+        allowSpend,
+        staticMock,
+        viaUrl,
+        reserve: num(values.reserve, "reserve"),
+        maxWaitSeconds: num(values["max-wait"], "max-wait"),
+        settleSeconds: num(values["settle-seconds"], "settle-seconds"),
+        requestTimeoutMs: num(values.timeout, "timeout"),
+        quick: values.quick,
+        only: values.only?.split(",").map((s) => s.trim()).filter(Boolean),
+        advance,
+        log: values.verbose ? log : undefined,
+      },
+      { prism: Boolean(values.prism) },
+    );
+    if (values.json) console.log(renderJson(report));
+    else console.log(renderTable(report, { all: values.all, width: process.stdout.columns || 100 }));
+    if (values.junit) {
+      writeFileSync(values.junit, renderJunit(report));
+      log(`JUnit report written to ${values.junit}`);
+    }
+    return exitCode(report);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error) => {
+    if (error instanceof Usage || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      console.error(`conformance: ${error.message}\n\n${HELP}`);
+      process.exit(2);
+    }
+    console.error(`conformance: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    process.exit(2);
+  },
+);

@@ -1,0 +1,132 @@
+// What every check is given: the target, the results, what earlier checks found, and
+// small helpers for the checks' recurring shapes (an expected refusal, a route the
+// server does not offer).
+import { statusOf } from "../contract/index.ts";
+import { errorCodeOf } from "./classify.ts";
+import type { Exchange, RequestSpec, Target } from "./http.ts";
+import type { KeyRole, Resolved } from "./options.ts";
+import type { Cited, Results } from "./results.ts";
+
+export interface Shared {
+  whoami?: Record<string, any>;
+  me?: Record<string, any>;
+  models: Record<string, any>[];
+  /** The caller's generation records (first page of up to 100, newest first). */
+  own: Record<string, any>[];
+  /** The other account's generation records, when a second key was given. */
+  other: Record<string, any>[];
+  /** The other key belongs to another account (whoami says so). */
+  otherIsOtherAccount: boolean;
+  /** Bodies the server prices (200 from the estimate), cheapest first. */
+  priced: { body: Record<string, unknown>; price_cc: number; model: Record<string, any> }[];
+  /** Generations the spending checks created. */
+  created: Record<string, any>[];
+}
+
+export interface Check {
+  name: string;
+  /** The seed rules this check observes (for `--only` and for the reasons of a skip). */
+  rules: readonly string[];
+  needs?: {
+    writes?: boolean;
+    spend?: boolean;
+    other?: boolean;
+    /** False when a static mock can meet the check (default true: needs a real server). */
+    stateful?: boolean;
+  };
+  run(c: Ctx): Promise<void>;
+}
+
+export class Ctx {
+  readonly shared: Shared = { models: [], own: [], other: [], otherIsOtherAccount: false, priced: [], created: [] };
+
+  constructor(
+    readonly r: Resolved,
+    readonly t: Target,
+    readonly results: Results,
+  ) {}
+
+  get apiKey(): string {
+    return this.r.o.apiKey;
+  }
+
+  get otherKey(): string | undefined {
+    return this.r.o.otherApiKey;
+  }
+
+  role(role: KeyRole): string | undefined {
+    return this.r.o.keys?.[role];
+  }
+
+  request(spec: RequestSpec): Promise<Exchange> {
+    return this.t.request(spec);
+  }
+
+  get(path: string, rule: string, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
+    return this.t.request({ ...extra, method: "GET", path, rule });
+  }
+
+  post(path: string, json: unknown, rule: string, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
+    return this.t.request({ ...extra, method: "POST", path, json, rule });
+  }
+
+  /** Lets time pass on the target: moves its clock when the caller controls it, else sleeps. */
+  wait(seconds: number): Promise<void> {
+    return this.t.elapse(seconds);
+  }
+
+  /**
+   * The answer is the refusal `code` with the status of the error-code table; records
+   * pass or fail on `rule`. `what` says what was asked.
+   */
+  refusal(ex: Exchange, code: string, rule: string, what: string): boolean {
+    const got = errorCodeOf(ex.json);
+    const ok = ex.status === statusOf(code) && got === code;
+    return this.results.expect(ok, rule, `${what}: expected ${statusOf(code)} ${code}, got ${ex.status}${got ? ` ${got}` : ""}`, ex.cite);
+  }
+
+  /**
+   * The server does not offer this route now (503 `service_unavailable`): the rules are
+   * not applicable in this run. Says whether that is the case.
+   */
+  unavailable(ex: Exchange, rules: readonly string[]): boolean {
+    if (ex.status !== 503 || errorCodeOf(ex.json) !== "service_unavailable") return false;
+    for (const rule of rules) this.results.skip(rule, `${ex.method} ${ex.path.split("?")[0]} answered 503 service_unavailable (not offered by this server now)`);
+    return true;
+  }
+
+  skip(rules: readonly string[], reason: string): void {
+    for (const rule of rules) this.results.skip(rule, reason);
+  }
+
+  fail(rule: string, message: string, ex?: { cite: Cited }): void {
+    this.results.fail(rule, message, ex?.cite);
+  }
+
+  pass(rule: string, note?: string): void {
+    this.results.pass(rule, note);
+  }
+
+  expect(ok: boolean, rule: string, message: string, ex?: { cite: Cited }): boolean {
+    return this.results.expect(ok, rule, message, ex?.cite);
+  }
+
+  note(rule: string, text: string): void {
+    this.results.note(rule, text);
+  }
+
+  log(line: string): void {
+    this.r.o.log?.(line);
+  }
+}
+
+/** A key of the same shape that the server cannot know: the last characters changed. */
+export function unknownKeyLike(key: string): string {
+  const tail = Math.min(8, Math.max(1, Math.floor(key.length / 3)));
+  const swap = (ch: string) => (/[0-9]/.test(ch) ? String((Number(ch) + 5) % 10) : /[a-z]/.test(ch) ? (ch === "q" ? "x" : "q") : /[A-Z]/.test(ch) ? (ch === "Q" ? "X" : "Q") : ch);
+  return key.slice(0, key.length - tail) + [...key.slice(key.length - tail)].map(swap).join("");
+}
+
+export function randomToken(): string {
+  return `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+}

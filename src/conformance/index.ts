@@ -1,0 +1,8 @@
+// The conformance suite as a library: run it against a server, render its report.
+export { runConformance, exitCode, CHECKS, type Report } from "./runner.ts";
+export { renderTable, renderJson, renderJunit } from "./report.ts";
+export { KEY_ROLES, type ConformanceOptions, type KeyRole } from "./options.ts";
+export { startPrism, type RunningPrism } from "./prism.ts";
+export type { RuleRow, Verdict, Failure } from "./results.ts";
+export type { PrismFinding } from "./http.ts";
+export { UNCHECKED } from "./unchecked.ts";

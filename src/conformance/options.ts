@@ -1,0 +1,78 @@
+// What a run is given: the server, its keys, and what it may do there.
+
+/**
+ * Extra keys, each reaching one rung of the refusal ladder or one refusal of a submit.
+ * Only the rungs whose keys are given are exercised; the report names the others.
+ */
+export const KEY_ROLES = {
+  expired: { code: "api_key_expired", help: "an expired key" },
+  revoked: { code: "api_key_revoked", help: "a revoked key" },
+  "no-api-access": { code: "api_access_not_granted", help: "a key of an account without public API access" },
+  suspended: { code: "account_suspended", help: "a key of a suspended account" },
+  terms: { code: "legal_consent_required", help: "a key of an account that has not accepted the current terms" },
+  "read-only": { code: "insufficient_scope", help: "a key without generations:write (read scopes only)" },
+  free: { code: "payment_required", help: "a key of an account without an active paid plan" },
+  "spend-capped": { code: "key_spend_limit_reached", help: "a key whose monthly spend limit is reached" },
+  "oauth-invalid": { code: "invalid_token", help: "an unusable OAuth access token (unknown, expired or revoked)" },
+} as const;
+
+export type KeyRole = keyof typeof KEY_ROLES;
+
+export interface ConformanceOptions {
+  /** The server, e.g. `https://api.example.com` (no trailing `/v1`). */
+  baseUrl: string;
+  /** The main API key (every scope, active paid plan for the spending checks). */
+  apiKey: string;
+  /** A key of a second account, for the cross-account checks. */
+  otherApiKey?: string;
+  keys?: Partial<Record<KeyRole, string>>;
+  /** Allow requests that change state without spending credits (reports, refused submits, ...). */
+  allowWrites?: boolean;
+  /** Allow submits that cost credits (implies allowWrites). */
+  allowSpend?: boolean;
+  /** The target is a static mock of the document (e.g. `prism mock`): behaviour checks do not apply. */
+  staticMock?: boolean;
+  /** Send requests through this address (a `prism proxy` in front of the server); streams go direct. */
+  viaUrl?: string;
+  /** Requests to leave in every rate window: below it the suite waits for the reset (default 5). */
+  reserve?: number;
+  /** Most seconds the suite may wait in total for rate windows (default 120). */
+  maxWaitSeconds?: number;
+  /** Most seconds to wait for a submitted generation to finish (default 300). */
+  settleSeconds?: number;
+  /** Per-request timeout in ms (default 30000). */
+  requestTimeoutMs?: number;
+  /** Skip the checks that wait in real time (the heartbeat: up to 15 s + slack). */
+  quick?: boolean;
+  /** Only these rule ids (or id prefixes such as `PAGE`); default all. */
+  only?: string[];
+  /**
+   * Moves the target's clock by that many seconds instead of sleeping (a simulator
+   * whose clock the caller controls). Without it the suite waits in real time.
+   */
+  advance?: (seconds: number) => Promise<void>;
+  /** Progress lines (verbose output). */
+  log?: (line: string) => void;
+}
+
+export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | "maxWaitSeconds" | "settleSeconds" | "requestTimeoutMs">> {
+  o: ConformanceOptions;
+  baseUrl: string;
+  writes: boolean;
+  spend: boolean;
+  staticMock: boolean;
+}
+
+export function resolve(o: ConformanceOptions): Resolved {
+  return {
+    o,
+    baseUrl: o.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, ""),
+    writes: Boolean(o.allowWrites || o.allowSpend),
+    spend: Boolean(o.allowSpend),
+    staticMock: Boolean(o.staticMock),
+    reserve: o.reserve ?? 5,
+    maxWaitSeconds: o.maxWaitSeconds ?? 120,
+    settleSeconds: o.settleSeconds ?? 300,
+    requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
+  };
+}

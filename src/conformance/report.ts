@@ -1,0 +1,128 @@
+// The report as a terminal table, as JSON, and as JUnit XML for CI.
+import type { RuleRow } from "./results.ts";
+import type { Report } from "./runner.ts";
+
+const VERDICT: Record<RuleRow["verdict"], string> = { pass: "PASS", fail: "FAIL", "n/a": "n/a " };
+
+function clip(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
+}
+
+function credentials(report: Report): string {
+  return Object.entries(report.requests.byCredential).map(([k, v]) => `${k} ${v}`).join(", ");
+}
+
+export interface TableOptions {
+  /** Show every rule (default: passes and failures, and one line listing the n/a ids per reason). */
+  all?: boolean;
+  width?: number;
+}
+
+export function renderTable(report: Report, options: TableOptions = {}): string {
+  const width = options.width ?? 100;
+  const out: string[] = [];
+  const m = report.mode;
+  out.push(`Generation Hub conformance: ${report.target}`);
+  out.push(`  writes ${m.writes ? "allowed" : "not allowed"}, spending ${m.spend ? "allowed" : "not allowed"}, second account ${m.otherAccount ? "given" : "not given"}, extra keys: ${m.roles.length ? m.roles.join(", ") : "none"}${m.staticMock ? ", static mock" : ""}${m.prism ? ", through prism proxy" : ""}`);
+  out.push("");
+  let section = "";
+  const hidden = new Map<string, string[]>();
+  for (const row of report.rows) {
+    if (row.verdict === "n/a" && !options.all) {
+      const key = row.reason ?? "";
+      hidden.set(key, [...(hidden.get(key) ?? []), row.id]);
+      continue;
+    }
+    if (row.section !== section) {
+      section = row.section;
+      out.push(section);
+    }
+    out.push(`  ${VERDICT[row.verdict]}  ${row.id.padEnd(9)} ${clip(row.rule, width - 18)}`);
+    for (const f of row.failures) {
+      const where = [f.request, f.requestId ? `request id ${f.requestId}` : undefined].filter(Boolean).join(", ");
+      out.push(`        - ${f.message}${where ? ` [${where}]` : ""}`);
+    }
+    if (row.reason) out.push(`        (${row.reason})`);
+  }
+  if (hidden.size > 0) {
+    out.push("");
+    out.push("Not applicable in this run:");
+    for (const [reason, ids] of hidden) out.push(`  ${ids.join(", ")}: ${reason}`);
+  }
+  if (report.prism) {
+    out.push("");
+    const response = report.prism.findings.filter((f) => f.location[0] === "response");
+    const request = report.prism.findings.filter((f) => f.location[0] !== "response");
+    out.push(`Prism proxy (second opinion): ${response.length} response violation(s), ${request.length} request violation(s) (${request.filter((f) => f.deliberate).length} on requests the suite made invalid on purpose)`);
+    for (const f of response) out.push(`  - ${f.request}${f.requestId ? ` [request id ${f.requestId}]` : ""}: ${f.location.join(".")} ${f.message}`);
+    for (const f of request.filter((x) => !x.deliberate)) out.push(`  - request ${f.request}: ${f.location.join(".")} ${f.message}`);
+  }
+  if (report.errors.length > 0) {
+    out.push("");
+    out.push("Checks that could not complete:");
+    for (const e of report.errors) out.push(`  - ${e.check}: ${e.message}`);
+  }
+  if (report.stopped) {
+    out.push("");
+    out.push(`Stopped early: ${report.stopped}`);
+  }
+  out.push("");
+  const s = report.summary;
+  out.push(`${s.fail === 0 && report.errors.length === 0 ? "PASSED" : "FAILED"}: ${s.pass} pass, ${s.fail} fail, ${s.notApplicable} n/a of ${report.rows.length} seed rules · ${report.requests.total} requests (${credentials(report)}), waited ${report.requests.waitedSeconds} s, ${(report.durationMs / 1000).toFixed(1)} s`);
+  return out.join("\n");
+}
+
+export function renderJson(report: Report): string {
+  return JSON.stringify(report, null, 2);
+}
+
+function xml(text: string): string {
+  return text.replace(/[<>&"']/g, (ch) => ({ "<": "&lt;", ">": "&gt;", "&": "&amp;", '"': "&quot;", "'": "&apos;" })[ch]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
+}
+
+export function renderJunit(report: Report): string {
+  const sections = new Map<string, RuleRow[]>();
+  for (const row of report.rows) sections.set(row.section, [...(sections.get(row.section) ?? []), row]);
+  const lines: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
+  const prismFailures = report.prism?.findings.filter((f) => f.location[0] === "response") ?? [];
+  const total = report.rows.length + (report.prism ? 1 : 0);
+  const failures = report.summary.fail + (prismFailures.length > 0 ? 1 : 0);
+  lines.push(`<testsuites name="conformance" tests="${total}" failures="${failures}" errors="${report.errors.length}" skipped="${report.summary.notApplicable}" time="${(report.durationMs / 1000).toFixed(3)}">`);
+  for (const [section, rows] of sections) {
+    const f = rows.filter((r) => r.verdict === "fail").length;
+    const s = rows.filter((r) => r.verdict === "n/a").length;
+    lines.push(`  <testsuite name="${xml(`conformance: ${section}`)}" tests="${rows.length}" failures="${f}" errors="0" skipped="${s}" timestamp="${report.startedAt}">`);
+    for (const row of rows) {
+      lines.push(`    <testcase classname="${xml(`conformance.${section}`)}" name="${xml(`${row.id}: ${row.rule}`)}" time="0">`);
+      if (row.verdict === "fail") {
+        const body = row.failures.map((x) => `${x.message}${x.request ? ` [${x.request}]` : ""}${x.requestId ? ` [request id ${x.requestId}]` : ""}`).join("\n");
+        lines.push(`      <failure message="${xml(row.failures[0]?.message ?? "failed")}" type="conformance">${xml(body)}</failure>`);
+      } else if (row.verdict === "n/a") {
+        lines.push(`      <skipped message="${xml(row.reason ?? "not applicable")}"/>`);
+      }
+      const out = [...row.notes, ...(row.verdict === "pass" && row.reason ? [row.reason] : [])];
+      if (out.length > 0) lines.push(`      <system-out>${xml(out.join("\n"))}</system-out>`);
+      lines.push("    </testcase>");
+    }
+    lines.push("  </testsuite>");
+  }
+  if (report.prism) {
+    lines.push(`  <testsuite name="prism proxy" tests="1" failures="${prismFailures.length > 0 ? 1 : 0}" errors="0" skipped="0">`);
+    lines.push(`    <testcase classname="conformance.prism" name="prism proxy reports no response violation" time="0">`);
+    if (prismFailures.length > 0) {
+      lines.push(`      <failure message="${xml(`${prismFailures.length} response violation(s)`)}" type="prism">${xml(prismFailures.map((p) => `${p.request}: ${p.location.join(".")} ${p.message}`).join("\n"))}</failure>`);
+    }
+    const requests = report.prism.findings.filter((p) => p.location[0] !== "response");
+    if (requests.length > 0) lines.push(`      <system-out>${xml(requests.map((p) => `${p.deliberate ? "(on purpose) " : ""}${p.request}: ${p.location.join(".")} ${p.message}`).join("\n"))}</system-out>`);
+    lines.push("    </testcase>");
+    lines.push("  </testsuite>");
+  }
+  if (report.errors.length > 0) {
+    lines.push(`  <testsuite name="conformance: checks" tests="${report.errors.length}" failures="0" errors="${report.errors.length}" skipped="0">`);
+    for (const e of report.errors) lines.push(`    <testcase classname="conformance.checks" name="${xml(e.check)}" time="0"><error message="${xml(e.message)}"/></testcase>`);
+    lines.push("  </testsuite>");
+  }
+  lines.push("</testsuites>");
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,176 @@
+// Runs the checks in order against one server and gathers the report.
+import { seedRules } from "../contract/index.ts";
+import { Ctx, type Check } from "./context.ts";
+import { Target, NoAnswer, QuotaStop } from "./http.ts";
+import { resolve, type ConformanceOptions } from "./options.ts";
+import { Results, type RuleRow } from "./results.ts";
+import { discovery, envelope, Fatal, keyPlacement, ladder, routes } from "./checks/basics.ts";
+import { paging } from "./checks/paging.ts";
+import { batch, readGenerations } from "./checks/generations.ts";
+import { knowledge, models, pricing } from "./checks/catalog.ts";
+import { heartbeatEnd, heartbeatStart, streamBasics, streamLimit } from "./checks/events.ts";
+import { discoveryDocuments, oauthRefusals, singletons, windows } from "./checks/account.ts";
+import { planRefusals, reports, sessionOnly, supportThread } from "./checks/writes.ts";
+import { spend } from "./checks/spend.ts";
+import type { PrismFinding } from "./http.ts";
+
+/** In running order: discovery first (others use what it finds), the heartbeat last. */
+export const CHECKS: readonly Check[] = [
+  discovery,
+  heartbeatStart,
+  routes,
+  ladder,
+  keyPlacement,
+  envelope,
+  models,
+  knowledge,
+  pricing,
+  paging,
+  batch,
+  readGenerations,
+  singletons,
+  discoveryDocuments,
+  oauthRefusals,
+  streamBasics,
+  streamLimit,
+  sessionOnly,
+  planRefusals,
+  spend,
+  reports,
+  supportThread,
+  windows,
+  heartbeatEnd,
+];
+
+export interface Report {
+  target: string;
+  startedAt: string;
+  durationMs: number;
+  mode: { writes: boolean; spend: boolean; staticMock: boolean; prism: boolean; otherAccount: boolean; roles: string[] };
+  rows: RuleRow[];
+  summary: { pass: number; fail: number; notApplicable: number };
+  requests: { total: number; byCredential: Record<string, number>; waitedSeconds: number };
+  /** Set when the run stopped early (quota, a refused key, a server that stopped answering). */
+  stopped?: string;
+  /** What `prism proxy` reported (with `--prism`). */
+  prism?: { findings: PrismFinding[]; responseViolations: number };
+  /** Checks that threw (a defect of the suite or an answer it could not read). */
+  errors: { check: string; message: string }[];
+}
+
+export interface RunExtras {
+  /** Set by the CLI when requests go through `prism proxy`. */
+  prism?: boolean;
+}
+
+function selected(check: Check, only: string[] | undefined): boolean {
+  if (!only || only.length === 0) return true;
+  return check.rules.some((id) => only.some((o) => id === o || id.startsWith(`${o}-`) || (o.endsWith("-") && id.startsWith(o))));
+}
+
+export async function runConformance(options: ConformanceOptions, extras: RunExtras = {}): Promise<Report> {
+  const r = resolve(options);
+  const results = new Results();
+  const labels = new Map<string, string>([[options.apiKey, "main"]]);
+  if (options.otherApiKey) labels.set(options.otherApiKey, "other");
+  for (const [role, key] of Object.entries(options.keys ?? {})) if (key) labels.set(key, role);
+  const target = new Target({
+    baseUrl: r.baseUrl,
+    viaUrl: options.viaUrl,
+    apiKey: options.apiKey,
+    labels,
+    results,
+    staticMock: r.staticMock,
+    reserve: r.reserve,
+    maxWaitSeconds: r.maxWaitSeconds,
+    requestTimeoutMs: r.requestTimeoutMs,
+    wait: (s) => (options.advance ? options.advance(s) : new Promise((res) => setTimeout(res, s * 1000))),
+    log: options.log,
+  });
+  const ctx = new Ctx(r, target, results);
+  const started = Date.now();
+  const errors: Report["errors"] = [];
+  let stopped: string | undefined;
+
+  try {
+    for (const check of CHECKS) {
+      if (!selected(check, options.only) && check !== discovery) continue;
+      if (stopped) {
+        ctx.skip(check.rules, stopped);
+        continue;
+      }
+      const needs = check.needs ?? {};
+      const why =
+        r.staticMock && needs.stateful !== false ? "the target is a static mock (--static-mock): this needs a server that keeps state"
+        : needs.spend && !r.spend ? "needs --allow-spend (it submits generations that cost credits)"
+        : needs.writes && !r.writes ? "needs --allow-writes (it changes state on the account)"
+        : needs.other && !options.otherApiKey ? "needs a second account's key (--other-api-key)"
+        : undefined;
+      if (why) {
+        ctx.skip(check.rules, why);
+        continue;
+      }
+      options.log?.(`${check.name}`);
+      try {
+        await check.run(ctx);
+      } catch (error) {
+        if (error instanceof QuotaStop) {
+          stopped = error.message;
+          ctx.skip(check.rules, stopped);
+        } else if (error instanceof Fatal) {
+          stopped = error.message;
+        } else if (error instanceof NoAnswer) {
+          ctx.fail(check.rules[0]!, error.message);
+          errors.push({ check: check.name, message: error.message });
+        } else {
+          const message = error instanceof Error ? error.message : String(error);
+          errors.push({ check: check.name, message });
+          ctx.fail(check.rules[0]!, `the check "${check.name}" could not complete: ${message}`);
+        }
+      }
+    }
+  } finally {
+    target.closeAll();
+  }
+
+  if (r.staticMock) {
+    for (const rule of ["EP-2", "ENV-4", "LIM-3"]) results.skip(rule, "echo and countdown are not checked against a static mock");
+  }
+  if (options.only?.length) {
+    for (const rule of seedRules()) {
+      if (!options.only.some((o) => rule.id === o || rule.id.startsWith(`${o}-`))) results.skip(rule.id, "not selected (--only)");
+    }
+  }
+  const rows = results.rows();
+  const findings = target.prism;
+  return {
+    target: r.baseUrl,
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    mode: {
+      writes: r.writes,
+      spend: r.spend,
+      staticMock: r.staticMock,
+      prism: Boolean(extras.prism),
+      otherAccount: ctx.shared.otherIsOtherAccount,
+      roles: Object.keys(options.keys ?? {}).filter((k) => options.keys?.[k as keyof typeof options.keys]),
+    },
+    rows,
+    summary: {
+      pass: rows.filter((x) => x.verdict === "pass").length,
+      fail: rows.filter((x) => x.verdict === "fail").length,
+      notApplicable: rows.filter((x) => x.verdict === "n/a").length,
+    },
+    requests: { total: target.requestCount, byCredential: Object.fromEntries(target.counts), waitedSeconds: target.waitedSeconds },
+    ...(stopped ? { stopped } : {}),
+    ...(extras.prism ? { prism: { findings, responseViolations: findings.filter((f) => f.location[0] === "response").length } } : {}),
+    errors,
+  };
+}
+
+/** Exit status for a report: 1 on any failed rule, any check error, or a Prism response violation. */
+export function exitCode(report: Report): number {
+  if (report.summary.fail > 0 || report.errors.length > 0) return 1;
+  if (report.prism && report.prism.responseViolations > 0) return 1;
+  return 0;
+}

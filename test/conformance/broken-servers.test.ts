@@ -1,0 +1,83 @@
+// Against deliberately broken servers (the simulator behind a proxy that breaks one
+// rule), the suite fails exactly the rule that was broken: no other rule than the
+// simulator's own known findings.
+import { afterEach, describe, expect, it } from "vitest";
+import type { Report } from "../../src/conformance/index.ts";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { DOUBLES } from "./support/doubles.ts";
+import { startProxy, type RunningProxy } from "./support/proxy.ts";
+import { explain, failing, runFull, SIMULATOR_FINDINGS, startSim } from "./support/run.ts";
+
+let sim: RunningSimulator | undefined;
+let proxy: RunningProxy | undefined;
+
+afterEach(async () => {
+  await proxy?.close();
+  await sim?.close();
+  proxy = undefined;
+  sim = undefined;
+});
+
+/** Runs the whole suite through the double breaking `rule`; checks it fails that rule only. */
+async function against(rule: string): Promise<Report> {
+  const double = DOUBLES.find((d) => d.rule === rule)!;
+  sim = await startSim();
+  proxy = await startProxy(sim.url, double.make(sim));
+  const report = await runFull(sim, proxy.url);
+  expect(report.errors, explain(report)).toEqual([]);
+  expect(failing(report), explain(report)).toEqual([...new Set([rule, ...SIMULATOR_FINDINGS])].sort());
+  return report;
+}
+
+function failuresOf(report: Report, rule: string): string {
+  return report.rows.find((r) => r.id === rule)!.failures.map((f) => f.message).join("\n");
+}
+
+describe("the conformance suite against broken servers", () => {
+  it("SUB-1: fails a server that answers 201 to a new submit", async () => {
+    const report = await against("SUB-1");
+    expect(failuresOf(report, "SUB-1")).toMatch(/status 201 is not declared/);
+    expect(report.rows.find((r) => r.id === "SUB-1")!.failures[0]!.requestId).toMatch(/^conformance-/);
+  });
+
+  it("PAGE-3: fails a server that clamps limit", async () => {
+    const report = await against("PAGE-3");
+    expect(failuresOf(report, "PAGE-3")).toMatch(/limit=101 answered 200 .* clamped instead of refused/);
+    expect(failuresOf(report, "PAGE-3")).toMatch(/limit=0 answered 200/);
+  });
+
+  it("ENV-4: fails a server that drops request_id from the envelope", async () => {
+    const report = await against("ENV-4");
+    expect(failuresOf(report, "ENV-4")).toMatch(/required property 'request_id'/);
+  });
+
+  it("EP-2: fails a server that answers its own X-Request-Id instead of the caller's", async () => {
+    const report = await against("EP-2");
+    expect(failuresOf(report, "EP-2")).toMatch(/does not repeat the one sent/);
+  });
+
+  it("EVT-9: fails a server that repeats an event after resume", async () => {
+    const report = await against("EVT-9");
+    expect(failuresOf(report, "EVT-9")).toMatch(/after resuming, 1 frame\(s\) came again/);
+  });
+
+  it("GEN-9: fails a server that leaks another account's generation as 403", async () => {
+    const report = await against("GEN-9");
+    expect(failuresOf(report, "GEN-9")).toMatch(/another account's object answered 403 insufficient_scope, not 404 not_found/);
+  });
+
+  it("BATCH-1: fails a server that trims 51 ids instead of refusing them", async () => {
+    const report = await against("BATCH-1");
+    expect(failuresOf(report, "BATCH-1")).toMatch(/51 ids answered 200: trimmed instead of refused/);
+  });
+
+  it("CAT-4: fails a server that ignores If-None-Match on the catalog", async () => {
+    const report = await against("CAT-4");
+    expect(failuresOf(report, "CAT-4")).toMatch(/answered 200, not 304/);
+  });
+
+  it("every double breaks a different rule", () => {
+    const rules = DOUBLES.map((d) => d.rule);
+    expect(new Set(rules).size).toBe(rules.length);
+  });
+});

@@ -1,0 +1,38 @@
+// Against Prism serving the document as a static mock, the checks a static mock can
+// meet pass, and the report says which checks do not apply (and why).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runConformance, startPrism, type Report, type RunningPrism } from "../../src/conformance/index.ts";
+import { explain, failing } from "./support/run.ts";
+
+describe("the conformance suite against prism mock (static)", () => {
+  let mock: RunningPrism;
+  let report: Report;
+
+  beforeAll(async () => {
+    mock = await startPrism("mock");
+    report = await runConformance({ baseUrl: mock.url, apiKey: "ghk_conformance_static", staticMock: true });
+  }, 90_000);
+  afterAll(() => mock?.close());
+
+  it("W-5 W-13 EP-3 LIM-2 ACC-1 ACC-2 CAT-1 GEN-3 GEN-4 ERR-2 AUTH-8 EP-4 OAUTH-1 OAUTH-2: the checks a static mock can meet pass", () => {
+    expect(report.errors, explain(report)).toEqual([]);
+    expect(failing(report), explain(report)).toEqual([]);
+    for (const id of ["W-5", "W-13", "EP-3", "LIM-2", "ACC-1", "ACC-2", "CAT-1", "GEN-3", "GEN-4", "ERR-2", "AUTH-8", "EP-4", "OAUTH-1", "OAUTH-2", "W-1", "W-2"]) {
+      expect(report.rows.find((r) => r.id === id)!.verdict, id).toBe("pass");
+    }
+  });
+
+  it("SUB-1 PAGE-3 EVT-9 GEN-9 AUTH-7: says the behaviour checks do not apply to a static mock", () => {
+    for (const id of ["SUB-1", "SUB-2", "PAGE-3", "PAGE-4", "EVT-9", "EVT-6", "GEN-9", "BATCH-1", "CAT-4", "AUTH-7"]) {
+      const row = report.rows.find((r) => r.id === id)!;
+      expect(row.verdict, id).toBe("n/a");
+      expect(row.reason, id).toMatch(/static mock/);
+    }
+  });
+
+  it("EP-2 ENV-4 LIM-3: does not take the mock's constant request id or counters as behaviour", () => {
+    expect(report.rows.find((r) => r.id === "ENV-4")!.reason).toMatch(/static mock/);
+    expect(report.rows.find((r) => r.id === "EP-2")!.reason).toMatch(/static mock/);
+    expect(report.requests.waitedSeconds).toBe(0);
+  });
+});

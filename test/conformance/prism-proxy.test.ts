@@ -1,0 +1,51 @@
+// The second opinion: the same run through `prism proxy` reports every violation Prism
+// finds in the answers (none for the simulator; the undeclared 201 of a broken server).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exitCode, renderJunit, renderTable, startPrism, type RunningPrism } from "../../src/conformance/index.ts";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { DOUBLES } from "./support/doubles.ts";
+import { startProxy, type RunningProxy } from "./support/proxy.ts";
+import { explain, failing, runFull, SIMULATOR_FINDINGS, startSim } from "./support/run.ts";
+
+describe("the conformance suite through prism proxy", () => {
+  let sim: RunningSimulator;
+  let double: RunningProxy;
+  let prism: RunningPrism;
+
+  beforeAll(async () => {
+    sim = await startSim();
+    double = await startProxy(sim.url);
+    prism = await startPrism("proxy", double.url);
+  }, 90_000);
+  afterAll(async () => {
+    await prism?.close();
+    await double?.close();
+    await sim?.close();
+  });
+
+  it("reports Prism's findings beside its own: no response violation from the simulator", async () => {
+    sim.hub.reset();
+    double.use({});
+    const report = await runFull(sim, double.url, { viaUrl: prism.url }, { prism: true });
+    expect(failing(report), explain(report)).toEqual([...SIMULATOR_FINDINGS].sort());
+    expect(report.prism).toBeDefined();
+    expect(report.prism!.responseViolations, JSON.stringify(report.prism!.findings.filter((f) => f.location[0] === "response"))).toBe(0);
+    // The suite's invalid requests show up as request violations, marked as on purpose.
+    const requests = report.prism!.findings.filter((f) => f.location[0] === "request");
+    expect(requests.length).toBeGreaterThan(0);
+    expect(requests.filter((f) => !f.deliberate), JSON.stringify(requests.filter((f) => !f.deliberate))).toEqual([]);
+    expect(renderTable(report)).toMatch(/Prism proxy \(second opinion\): 0 response violation/);
+  });
+
+  it("SUB-1: reports the response violation Prism finds in a server that answers 201 to a submit", async () => {
+    sim.hub.reset();
+    double.use(DOUBLES.find((d) => d.rule === "SUB-1")!.make(sim));
+    const report = await runFull(sim, double.url, { viaUrl: prism.url }, { prism: true });
+    expect(failing(report)).toEqual([...new Set(["SUB-1", ...SIMULATOR_FINDINGS])].sort());
+    const found = report.prism!.findings.filter((f) => f.location[0] === "response");
+    expect(found.length).toBeGreaterThan(0);
+    expect(found.every((f) => f.request.startsWith("POST /v1/generations -> 201")), JSON.stringify(found)).toBe(true);
+    expect(exitCode(report)).toBe(1);
+    expect(renderJunit(report)).toMatch(/<testsuite name="prism proxy" tests="1" failures="1"/);
+  });
+});
