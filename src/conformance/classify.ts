@@ -137,6 +137,8 @@ export function classify(operation: Operation, status: number, violation: Violat
   const path = bodyPath(msg);
   if (!path) return context;
   if (status >= 400) return envelopeRule(path);
+  // A collection without one of its two fields breaks the collection envelope itself.
+  if (/^body required property|^body must have required property '(data|next_cursor)'/.test(msg) && (isCollection(op))) return "W-4";
   if (RECORD_OPS.has(op)) {
     // Records sit at the root (read, submit) or under data/<n> (list, batch).
     let rest = path;

@@ -1,0 +1,70 @@
+// `npm run conformance`: out of the box against the simulator, against a server given by
+// address and key, its reports for CI, and its exit status.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { DOUBLES } from "./support/doubles.ts";
+import { startProxy } from "./support/proxy.ts";
+import { startSim } from "./support/run.ts";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const tsx = join(root, "node_modules", ".bin", "tsx");
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(tsx, ["src/conformance/cli.ts", ...args], { cwd: root, env: { ...process.env, HUB_BASE_URL: "", HUB_API_KEY: "", ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe("npm run conformance", () => {
+  it("PAGE-3: without arguments starts the simulator, prints JSON and writes JUnit", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "conformance-"));
+    const junit = join(dir, "report.xml");
+    const run = await cli(["--only", "PAGE-3", "--json", "--junit", junit]);
+    expect(run.stderr).toMatch(/started the simulator at http:\/\/127\.0\.0\.1:\d+ with its demo keys/);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.rows).toHaveLength(160);
+    expect(report.rows.find((r: { id: string }) => r.id === "PAGE-3").verdict).toBe("pass");
+    expect(report.rows.find((r: { id: string }) => r.id === "SUB-1").reason).toMatch(/not selected/);
+    const xml = readFileSync(junit, "utf8");
+    expect(xml.match(/<testcase /g)).toHaveLength(160);
+    expect(xml).not.toContain("<failure");
+  });
+
+  it("PAGE-3: fails with status 1 and the request id against a server given by HUB_BASE_URL and HUB_API_KEY", async () => {
+    const sim = await startSim({ clockSpeed: 1 });
+    const proxy = await startProxy(sim.url, DOUBLES.find((d) => d.rule === "PAGE-3")!.make(sim));
+    try {
+      const run = await cli(["--only", "PAGE-3", "--quick"], { HUB_BASE_URL: proxy.url, HUB_API_KEY: "ghk_demo_full" });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toMatch(/^  FAIL  PAGE-3 /m);
+      expect(run.stdout).toMatch(/limit=101 answered 200 .*request id conformance-/);
+      expect(run.stdout).toMatch(/^FAILED: /m);
+      expect(run.stdout).toMatch(/writes not allowed, spending not allowed, second account not given/);
+    } finally {
+      await proxy.close();
+      await sim.close();
+    }
+  });
+
+  it("answers --help and refuses bad usage with status 2", async () => {
+    const help = await cli(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/--base-url URL/);
+    const noBase = await cli(["--api-key", "k"]);
+    expect(noBase.code).toBe(2);
+    expect(noBase.stderr).toMatch(/--api-key without --base-url/);
+    const badRole = await cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--key", "nobody=x"]);
+    expect(badRole.code).toBe(2);
+    expect(badRole.stderr).toMatch(/--key takes ROLE=KEY/);
+  });
+});
