@@ -128,6 +128,14 @@ async function run(c: Ctx, base: Record<string, unknown>, s: EventStream | undef
     c.expect(ids[0] === b.id && ids[1] === a.id, "PAGE-4", `the two newest generations are listed as [${ids.join(", ")}], not [${b.id}, ${a.id}] (newest first)`, top);
   } else c.skip(["PAGE-4"], `the second submit was not accepted (${second.status})`);
 
+  // Another account's generation never enters this account's stream.
+  let foreign: string | undefined;
+  if (c.otherKey && c.shared.otherIsOtherAccount) {
+    const ex = await c.post("/v1/generations", { ...body, prompt: `${body.prompt} (other account)` }, "EVT-4", { key: c.otherKey, headers: { "idempotency-key": key() } });
+    if (ex.status >= 200 && ex.status < 300 && typeof ex.json?.id === "string") foreign = ex.json.id;
+    else c.skip(["EVT-4"], `the second account could not submit (${ex.status} ${errorCodeOf(ex.json) ?? ""}): its events were not looked for`);
+  } else c.skip(["EVT-4"], "another account's events not looked for (no --other-api-key)");
+
   if (!s) {
     c.skip(["ST-1", "EVT-1", "EVT-4", "EVT-5", "EVT-9", "EVT-11"], "the event stream did not open");
     return;
@@ -137,6 +145,10 @@ async function run(c: Ctx, base: Record<string, unknown>, s: EventStream | undef
     c.skip(["EVT-4", "EVT-9", "EVT-11", "SUB-2"], `the generations did not reach a final status on the stream within ${c.r.settleSeconds} s`);
     c.expect(framesOf(s, a.id).length > 0, "ST-1", `no event for the creation of ${a.id}`, s.opened);
     return;
+  }
+  if (foreign) {
+    const leaked = s.frames.filter((f) => f.data?.id === foreign);
+    c.expect(leaked.length === 0, "EVT-4", `${leaked.length} event(s) of another account's generation ${foreign} came on this account's stream`, s.opened);
   }
   await streamChecks(c, s, a, first);
 
