@@ -6,6 +6,7 @@ import { errorCodeOf } from "./classify.ts";
 import type { Exchange, RequestSpec, Target } from "./http.ts";
 import type { KeyRole, Resolved } from "./options.ts";
 import type { Cited, Results } from "./results.ts";
+import type { EventStream } from "./sse.ts";
 
 export interface Shared {
   whoami?: Record<string, any>;
@@ -21,6 +22,8 @@ export interface Shared {
   priced: { body: Record<string, unknown>; price_cc: number; model: Record<string, any> }[];
   /** Generations the spending checks created. */
   created: Record<string, any>[];
+  /** The stream opened early to see a heartbeat by the end of the run. */
+  heartbeat?: { stream?: EventStream; skip?: string };
 }
 
 export interface Check {

@@ -314,7 +314,6 @@ export class Target {
     if (ex.operation) {
       const violations = checkAnswer(ex.operation, { status: ex.status, headers: ex.headers, body: ex.text });
       for (const v of violations) fail(classify(ex.operation, ex.status, v, ex.json, context), v.message);
-      touched.add("EP-4");
       const op = ex.operation.operationId;
       if (ex.status < 300 && ex.json !== undefined) {
         const rule = bodyRuleOf(op);

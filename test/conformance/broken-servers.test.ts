@@ -76,6 +76,16 @@ describe("the conformance suite against broken servers", () => {
     expect(failuresOf(report, "CAT-4")).toMatch(/answered 200, not 304/);
   });
 
+  it("LIM-2: fails a server that adds the legacy X-RateLimit-* headers", async () => {
+    const report = await against("LIM-2");
+    expect(failuresOf(report, "LIM-2")).toMatch(/legacy headers sent: x-ratelimit-remaining/);
+  });
+
+  it("LIM-3: fails a server whose RateLimit does not count down", async () => {
+    const report = await against("LIM-3");
+    expect(failuresOf(report, "LIM-3")).toMatch(/remaining did not go down within the default window \(r=250 then r=250\)/);
+  });
+
   it("every double breaks a different rule", () => {
     const rules = DOUBLES.map((d) => d.rule);
     expect(new Set(rules).size).toBe(rules.length);

@@ -150,3 +150,17 @@ describe("the conformance suite and the caller's quota", () => {
     }
   });
 });
+
+describe("the conformance suite with a key the server refuses", () => {
+  it("AUTH-1: fails and stops, naming the refusal, instead of reporting every rule as failed", async () => {
+    const sim = await startSim();
+    try {
+      const report = await runFull(sim, sim.url, { apiKey: "ghk_demo_expired" });
+      expect(failing(report)).toEqual(["AUTH-1"]);
+      expect(report.stopped).toMatch(/GET \/v1\/whoami answered 401 api_key_expired/);
+      expect(report.rows.find((r) => r.id === "PAGE-3")!.reason).toMatch(/the API key is not usable/);
+    } finally {
+      await sim.close();
+    }
+  });
+});

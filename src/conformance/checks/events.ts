@@ -11,21 +11,16 @@ const QUIET_MS = 750;
 /** Slack on top of the contract's heartbeat interval (network, timers). */
 const HEARTBEAT_SLACK_S = 3;
 
-let heartbeatStream: EventStream | undefined;
-let heartbeatSkip: string | undefined;
-
 export const heartbeatStart: Check = {
   name: "heartbeat (opening)",
   rules: ["EVT-8"],
   async run(c) {
-    heartbeatStream = undefined;
-    heartbeatSkip = undefined;
     if (c.r.o.quick) {
-      heartbeatSkip = "skipped by --quick (it waits up to the heartbeat interval in real time)";
+      c.shared.heartbeat = { skip: "skipped by --quick (it waits up to the heartbeat interval in real time)" };
       return;
     }
     const { stream } = await c.t.openStream({ rule: "EVT-8" }, {});
-    heartbeatStream = stream;
+    c.shared.heartbeat = { stream };
   },
 };
 
@@ -33,11 +28,12 @@ export const heartbeatEnd: Check = {
   name: "heartbeat",
   rules: ["EVT-8"],
   async run(c) {
-    if (heartbeatSkip) {
-      c.skip(["EVT-8"], heartbeatSkip);
+    const h = c.shared.heartbeat;
+    if (h?.skip) {
+      c.skip(["EVT-8"], h.skip);
       return;
     }
-    const s = heartbeatStream;
+    const s = h?.stream;
     if (!s) return;
     const limit = streamLimits().heartbeatSeconds;
     const deadline = s.openedAt + (limit + HEARTBEAT_SLACK_S) * 1000;

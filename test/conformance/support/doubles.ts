@@ -140,4 +140,29 @@ export const DOUBLES: Double[] = [
       };
     },
   },
+  {
+    rule: "LIM-2",
+    title: "adds the legacy X-RateLimit-* headers beside the structured pair",
+    make() {
+      return {
+        answer(_req, a) {
+          const limit = /r=(\d+)/.exec(a.headers.ratelimit ?? "");
+          if (!limit) return a;
+          return { ...a, headers: { ...a.headers, "x-ratelimit-remaining": limit[1]! } };
+        },
+      };
+    },
+  },
+  {
+    rule: "LIM-3",
+    title: "does not count requests down in RateLimit",
+    make() {
+      return {
+        answer(_req, a) {
+          if (!a.headers.ratelimit) return a;
+          return { ...a, headers: { ...a.headers, ratelimit: a.headers.ratelimit.replace(/r=\d+/, "r=250") } };
+        },
+      };
+    },
+  },
 ];
