@@ -3,11 +3,15 @@
 // In one run on this machine, three servers side by side, each in its own process:
 //   - the simulator (`tsx src/simulator/cli.ts`, what `npm start` runs),
 //   - Prism mocking the same document (`prism mock generated/openapi.yaml`),
-//   - a bare `node:http` server answering a constant.
+//   - a bare `node:http` server answering a constant (of the same size as the simulator's answer).
+// The machine may be shared: launches and load rounds interleave the three servers and
+// every figure is a median, so load from elsewhere hits them alike.
 // 1. Time to first answer after launch (spawn -> first 200 of GET /v1/models).
 // 2. Requests/s and p50/p99 latency at 16 connections (autocannon) for a validated
 //    submit (a fresh Idempotency-Key per request, so each one is a new generation)
 //    and for a list read (GET /v1/generations?limit=20).
+//    Each figure also gives the server's CPU time per request (from /proc), which load
+//    from elsewhere on the machine does not inflate the way it does wall-clock figures.
 // 3. Event delivery latency with 1,000 open event streams: the time from a status
 //    change (its `updated_at` on the simulator's clock, which runs at real speed
 //    here) to its frame arriving at each stream; and submit-to-frame for creations.
@@ -17,6 +21,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { request, Agent, type IncomingMessage } from "node:http";
 import { createServer } from "node:net";
 import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 
 interface AutocannonResult {
@@ -37,7 +42,9 @@ interface AutocannonOptions {
 }
 const autocannon = createRequire(import.meta.url)("autocannon") as (o: AutocannonOptions) => Promise<AutocannonResult>;
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const LAUNCHES = Number(process.env.BENCH_LAUNCHES ?? 3);
 const CONNECTIONS = 16;
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
 const KEY = "ghk_demo_full";
@@ -94,13 +101,19 @@ async function prism(): Promise<Launched> {
   return launch("prism mock", process.execPath, ["node_modules/@stoplight/prism-cli/dist/index.js", "mock", "generated/openapi.yaml", "-h", "127.0.0.1", "-p", String(port), "-v", "error"], port);
 }
 
+// The bare server answers constants of the same size as the simulator's answers (one
+// generation record for a submit, a page of twenty for a list read), so the comparison
+// measures the work per request, not the bytes on the wire.
+const RECORD = { id: "gen_01M81HZQP1V9X6SHH0GPQ3F3CQ", type: "video", status: "QUEUED", model: "video-model-a", title: "A lighthouse at dusk, waves breaking, slow dolly-in", prompt: "A lighthouse at dusk, waves breaking, slow dolly-in", created_at: "2026-11-22T11:59:10.017Z", updated_at: "2026-11-22T11:59:10.017Z", output_urls: [], cost_cc: 500 };
 const BARE = `
 const http = require("node:http");
-const body = JSON.stringify({ data: [], next_cursor: null });
+const record = ${JSON.stringify(JSON.stringify(RECORD))};
+const page = JSON.stringify({ data: Array(20).fill(JSON.parse(record)), next_cursor: "MTc5NTMyOTY4NjM2NzpnZW5fMDFNODBaU1lUWkI4V1MwR0ZFOThaQkFCRkc.0oetdx7" });
 http.createServer((req, res) => {
   req.resume();
   req.on("end", () => {
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    const body = req.method === "POST" ? record : page;
+    res.writeHead(req.method === "POST" ? 202 : 200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     res.end(body);
   });
 }).listen(Number(process.env.PORT), "127.0.0.1");
@@ -144,22 +157,68 @@ interface Row {
   p50: number;
   p99: number;
   bad: number;
+  /** Server CPU (user + system) per request, microseconds: robust to load from elsewhere. */
+  cpu: number;
 }
 
-async function throughput(): Promise<{ rows: Row[]; firstAnswer: Record<string, number> }> {
-  const rows: Row[] = [];
-  const firstAnswer: Record<string, number> = {};
-  for (const make of [simulator, prism, bare]) {
-    const server = await make();
-    firstAnswer[server.name] = server.firstAnswerMs;
-    for (const [scenario, options] of Object.entries(scenarios)) {
-      await autocannon({ ...options(server.base), duration: 1 }); // warm-up
-      const r = await autocannon(options(server.base));
-      rows.push({ scenario, server: server.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts });
-    }
-    await stop(server);
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
   }
-  return { rows, firstAnswer };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** Time to first answer: each server launched LAUNCHES times, interleaved; the median. */
+async function firstAnswers(): Promise<Record<string, number>> {
+  const samples: Record<string, number[]> = {};
+  for (let i = 0; i < LAUNCHES; i++) {
+    for (const make of [simulator, prism, bare]) {
+      const server = await make();
+      (samples[server.name] ??= []).push(server.firstAnswerMs);
+      await stop(server);
+    }
+  }
+  return Object.fromEntries(Object.entries(samples).map(([name, xs]) => [name, median(xs)]));
+}
+
+/**
+ * The three servers run side by side; rounds interleave them, so load from elsewhere on
+ * the machine hits them alike. Each figure is the median over the rounds.
+ */
+async function throughput(): Promise<Row[]> {
+  const servers = [await simulator(), await prism(), await bare()];
+  const samples = new Map<string, Row[]>();
+  try {
+    for (const server of servers) for (const options of Object.values(scenarios)) await autocannon({ ...options(server.base), duration: 1 }); // warm-up
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [scenario, options] of Object.entries(scenarios)) {
+        for (const server of servers) {
+          const before = cpuSeconds(server.child.pid);
+          const r = await autocannon(options(server.base));
+          const cpu = ((cpuSeconds(server.child.pid) - before) * 1e6) / Math.max(1, r.requests.average * SECONDS);
+          const key = `${scenario}|${server.name}`;
+          if (!samples.has(key)) samples.set(key, []);
+          samples.get(key)!.push({ scenario, server: server.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts, cpu });
+        }
+      }
+    }
+  } finally {
+    for (const server of servers) await stop(server);
+  }
+  return [...samples.values()].map((rs) => ({
+    scenario: rs[0]!.scenario,
+    server: rs[0]!.server,
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    bad: rs.reduce((n, r) => n + r.bad, 0),
+    cpu: median(rs.map((r) => r.cpu)),
+  }));
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -234,22 +293,23 @@ async function eventDelivery(): Promise<{ delivery: number[]; submitToFrame: num
 const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 
 async function main() {
-  console.log(`Simulator benchmark, Node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? "unknown"}), ${CONNECTIONS} connections, ${SECONDS} s per run`);
+  console.log(`Simulator benchmark, Node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? "unknown"}), ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per server and scenario (medians)`);
   console.log(`Load average before the run: ${loadavg().map((l) => l.toFixed(2)).join(", ")} (other work on the machine skews every figure)`);
-  const { rows, firstAnswer } = await throughput();
+  const firstAnswer = await firstAnswers();
+  const rows = await throughput();
   console.log("\nThroughput and latency");
-  console.log("| Scenario | Server | Requests/s | p50 ms | p99 ms | non-2xx or errors |");
-  console.log("|---|---|---:|---:|---:|---:|");
-  for (const r of rows) console.log(`| ${r.scenario} | ${r.server} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.bad)} |`);
+  console.log("| Scenario | Server | Requests/s | p50 ms | p99 ms | server CPU us/request | non-2xx or errors |");
+  console.log("|---|---|---:|---:|---:|---:|---:|");
+  for (const r of rows) console.log(`| ${r.scenario} | ${r.server} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpu)} | ${fmt(r.bad)} |`);
   console.log("\nRatios (simulator vs. target)");
-  console.log("| Scenario | vs Prism (target >= 10x) | vs bare node:http (target >= 40%) | simulator p99 (target <= 5 ms) |");
-  console.log("|---|---:|---:|---:|");
+  console.log("| Scenario | requests/s vs Prism (target >= 10x) | requests/s vs bare (target >= 40%) | simulator p99 (target <= 5 ms) | CPU per request, Prism / simulator | CPU per request, bare / simulator |");
+  console.log("|---|---:|---:|---:|---:|---:|");
   for (const scenario of Object.keys(scenarios)) {
     const of = (server: string) => rows.find((r) => r.scenario === scenario && r.server === server)!;
     const sim = of("simulator");
-    console.log(`| ${scenario} | ${fmt(sim.rps / of("prism mock").rps, 1)}x | ${fmt((100 * sim.rps) / of("bare node:http").rps)}% | ${fmt(sim.p99, 1)} |`);
+    console.log(`| ${scenario} | ${fmt(sim.rps / of("prism mock").rps, 1)}x | ${fmt((100 * sim.rps) / of("bare node:http").rps)}% | ${fmt(sim.p99, 1)} | ${fmt(of("prism mock").cpu / sim.cpu, 1)}x | ${fmt((100 * of("bare node:http").cpu) / sim.cpu)}% |`);
   }
-  console.log("\nTime to first answer after launch (spawn -> first 200; target <= 1000 ms for the simulator)");
+  console.log(`\nTime to first answer after launch (spawn -> first 200, median of ${LAUNCHES}; target <= 1000 ms for the simulator)`);
   for (const [name, ms] of Object.entries(firstAnswer)) console.log(`- ${name}: ${fmt(ms)} ms`);
 
   const events = await eventDelivery();

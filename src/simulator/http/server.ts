@@ -29,9 +29,23 @@ const EXPOSED = "X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, Locatio
 const ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-Id, Last-Event-ID, Accept-Language, If-None-Match";
 const HOST = /^[A-Za-z0-9.\-_:[\]]{1,255}$/;
 
+// Base addresses by Host header: the same few values arrive on every request.
+const baseByHost = new Map<string, string | null>();
+
 function baseUrlOf(raw: IncomingMessage, fallback: string): string {
   const fwdHost = raw.headers["x-forwarded-host"];
   const fwdProto = raw.headers["x-forwarded-proto"];
+  if (fwdHost === undefined && fwdProto === undefined) {
+    const host = raw.headers.host;
+    if (host === undefined) return fallback;
+    let base = baseByHost.get(host);
+    if (base === undefined) {
+      base = HOST.test(host) ? `http://${host}` : null;
+      if (baseByHost.size > 1000) baseByHost.clear();
+      baseByHost.set(host, base);
+    }
+    return base ?? fallback;
+  }
   const host = (typeof fwdHost === "string" ? fwdHost.split(",")[0]!.trim() : undefined) ?? raw.headers.host;
   const proto = typeof fwdProto === "string" && /^https?$/.test(fwdProto.split(",")[0]!.trim()) ? fwdProto.split(",")[0]!.trim() : "http";
   return host && HOST.test(host) ? `${proto}://${host}` : fallback;
@@ -122,16 +136,20 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
       else res.on("close", () => stop?.());
       return;
     }
-    reply.code(answer.status).headers(headers);
+    // Written straight to Node's response: a string body then leaves in one write with
+    // the head (one packet on the wire), which Fastify's send does not do.
+    reply.hijack();
+    const res = reply.raw;
     const body = answer.body;
-    if (body === undefined) reply.send();
-    else if (typeof body === "string") reply.send(body);
-    else reply.send(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
+    const bytes = body === undefined ? undefined : typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    if (bytes !== undefined) headers["content-length"] = String(typeof bytes === "string" ? Buffer.byteLength(bytes) : bytes.length);
+    res.writeHead(answer.status, headers);
+    res.end(bytes);
+    if (options.logger) request.log.info({ statusCode: answer.status }, "request completed");
   }
 
   function serve(request: FastifyRequest, reply: FastifyReply): void {
     const url = request.raw.url ?? "/";
-    const path = url.split("?")[0]!;
     if (request.method === "OPTIONS" && corsAllows(options.cors, request.headers.origin) && request.headers["access-control-request-method"]) {
       reply.code(204).headers({
         "access-control-allow-origin": request.headers.origin!,
@@ -142,8 +160,9 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
       }).send();
       return;
     }
-    if (options.docsDir && (path === "/docs" || path.startsWith("/docs/")) && (request.method === "GET" || request.method === "HEAD")) {
-      const file = docsFile(options.docsDir, path);
+    if (options.docsDir && url.startsWith("/docs") && (request.method === "GET" || request.method === "HEAD")) {
+      const path = url.split("?")[0]!;
+      const file = path === "/docs" || path.startsWith("/docs/") ? docsFile(options.docsDir, path) : undefined;
       if (file) {
         if (path === "/docs") {
           reply.code(301).header("location", "/docs/").send();
