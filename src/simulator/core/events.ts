@@ -10,7 +10,10 @@ interface Logged {
   seq: number;
   at: number;
   type: string;
-  text: string;
+  event: string;
+  data: unknown;
+  /** The frame as sent; rendered when first needed (most events are never read). */
+  text: string | null;
 }
 
 interface AccountLog {
@@ -94,14 +97,18 @@ export class EventHub {
   emit(accountId: string, event: string, type: string, data: unknown): void {
     const log = this.#log(accountId);
     this.#prune(log);
-    const seq = ++log.head;
-    const text = `event: ${event}\nid: ${this.cursor(accountId, seq)}\ndata: ${JSON.stringify(data)}\n\n`;
-    log.events.push({ seq, at: this.clock.now(), type, text });
+    const logged: Logged = { seq: ++log.head, at: this.clock.now(), type, event, data, text: null };
+    log.events.push(logged);
     const open = this.#byAccount.get(accountId);
-    if (!open) return;
+    if (!open || open.size === 0) return;
+    const text = this.#text(accountId, logged);
     for (const stream of open) {
       if (stream.sink && (!stream.types || stream.types.has(type))) stream.sink.write(text);
     }
+  }
+
+  #text(accountId: string, e: Logged): string {
+    return (e.text ??= `event: ${e.event}\nid: ${this.cursor(accountId, e.seq)}\ndata: ${JSON.stringify(e.data)}\n\n`);
   }
 
   /** Where a stream presenting `lastEventId` starts. */
@@ -155,7 +162,7 @@ export class EventHub {
       }
       for (let i = lo; i < log.events.length; i++) {
         const e = log.events[i]!;
-        if (!stream.types || stream.types.has(e.type)) sink.write(e.text);
+        if (!stream.types || stream.types.has(e.type)) sink.write(this.#text(stream.accountId, e));
       }
     }
     if (this.heartbeatMs > 0) {
