@@ -2,7 +2,7 @@
 // simulator (requests), the tests and the conformance suite (responses).
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import * as formatsModule from "ajv-formats";
-import { contract, deref, schema, type Json, type JsonObject, type Operation } from "./document.ts";
+import { contract, deref, pointer, schema, type Json, type JsonObject, type Operation } from "./document.ts";
 
 // ajv-formats is CommonJS with a default export; unwrap it the same way in Node and TS.
 const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as (ajv: Ajv2020) => void;
@@ -12,8 +12,11 @@ const CONTRACT_ID = "https://generation-hub.local/openapi.json";
 function createAjv(): Ajv2020 {
   // The document carries OpenAPI keywords (`openapi`, `x-...`) beside the schemas;
   // they are annotations here, so unknown keywords are not an error.
-  const ajv = new Ajv2020({ allErrors: true, strictSchema: false, strictTypes: false, validateFormats: true });
+  // `verbose` gives each error its schema, so alternatives can be collapsed (see `collapse`).
+  const ajv = new Ajv2020({ allErrors: true, verbose: true, strictSchema: false, strictTypes: false, validateFormats: true });
   addFormats(ajv);
+  // A shallow copy: its subschemas are the bundle's own objects, so `$ref` targets found
+  // with `pointer()` are the objects ajv reports in `parentSchema`.
   ajv.addSchema({ ...(contract as object), $id: CONTRACT_ID });
   return ajv;
 }
@@ -71,13 +74,13 @@ const WRAPPERS = new Set(["anyOf", "oneOf", "allOf", "if", "then", "else"]);
  */
 export function collapse(errors: readonly ErrorObject[]): ErrorObject[] {
   const alternatives = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf");
+  const owns = (a: ErrorObject, e: ErrorObject) => a !== e && isInside(e, a);
   const out: ErrorObject[] = [];
   for (const e of errors) {
     if (WRAPPERS.has(e.keyword) && e.keyword !== "anyOf" && e.keyword !== "oneOf") continue;
-    const owner = alternatives.find((a) => a !== e && e.schemaPath.startsWith(a.schemaPath + "/"));
-    if (owner) continue;
+    if (alternatives.some((a) => owns(a, e))) continue;
     if (e.keyword === "anyOf" || e.keyword === "oneOf") {
-      const inner = errors.filter((x) => x.schemaPath.startsWith(e.schemaPath + "/"));
+      const inner = errors.filter((x) => owns(e, x));
       if (inner.length > 0 && inner.every((x) => x.keyword === "const" || x.keyword === "enum")) {
         out.push({ ...e, keyword: "enum", message: "must be one of the allowed values" });
         continue;
@@ -91,6 +94,39 @@ export function collapse(errors: readonly ErrorObject[]): ErrorObject[] {
     out.push(e);
   }
   return out;
+}
+
+/**
+ * Whether an error comes from inside an alternative: at or below its instance, and
+ * raised by a schema its branches contain or reach by `$ref`. ajv's `schemaPath` cannot
+ * tell (it is relative to whichever function a `$ref` compiled into), so this compares
+ * the error's `parentSchema` (ajv's `verbose` mode) with the branches' schema objects.
+ */
+function isInside(e: ErrorObject, alternative: ErrorObject): boolean {
+  const under = e.instancePath === alternative.instancePath || e.instancePath.startsWith(alternative.instancePath + "/");
+  if (!under || !e.parentSchema || !alternative.schema || typeof alternative.schema !== "object") return false;
+  return reachableSchemas(alternative.schema as object).has(e.parentSchema as object);
+}
+
+const reachable = new WeakMap<object, WeakSet<object>>();
+
+/** Every schema object inside a node or reachable from it through local `$ref`s. */
+function reachableSchemas(root: object): WeakSet<object> {
+  let found = reachable.get(root);
+  if (found) return found;
+  const seen = new Set<object>();
+  const visit = (node: unknown) => {
+    if (!node || typeof node !== "object" || seen.has(node)) return;
+    seen.add(node);
+    for (const [key, value] of Object.entries(node)) {
+      if (key === "$ref" && typeof value === "string" && value.startsWith("#/")) visit(pointer(value));
+      else visit(value);
+    }
+  };
+  visit(root);
+  found = new WeakSet(seen);
+  reachable.set(root, found);
+  return found;
 }
 
 /** Maps ajv errors to the seed's reason table, one detail per fault. */

@@ -100,3 +100,16 @@ describe("answer checks", () => {
     expect(checkAnswer(models, { status: 304, headers, body: "{}" })[0]!.message).toMatch(/none is declared/);
   });
 });
+
+describe("alternatives given by $ref", () => {
+  it("PAGE-1: an empty next_cursor is one finding, not one per alternative", () => {
+    const list = operationById("listGenerations");
+    const headers = {
+      "content-type": "application/json", "x-request-id": "r", "cache-control": "private, no-store",
+      vary: "Authorization, Cookie, Origin", ratelimit: '"default";r=5;t=30', "ratelimit-policy": '"default";q=60;w=60',
+    };
+    const found = checkAnswer(list, { status: 200, headers, body: JSON.stringify({ data: [], next_cursor: "" }) });
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message).toMatch(/next_cursor/);
+  });
+});
