@@ -40,6 +40,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   });
   const host = options.host ?? "127.0.0.1";
   await app.listen({ host, port: options.port ?? 4010 });
+  // After the server answers: the first submit then does not pay for compiling validators.
+  const warming = setImmediate(() => hub.warm());
   const address = app.server.address();
   const port = address && typeof address === "object" ? address.port : options.port;
   const shownHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
@@ -49,6 +51,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     hub,
     close() {
       closed ??= (async () => {
+        clearImmediate(warming);
         hub.shutdown();
         await app.close();
       })();

@@ -1,7 +1,7 @@
 // The hub simulator's core: state, clock, limiter, event hub and generations engine,
 // and `handle(request)`, which answers one request synchronously. Nothing here knows
 // about Fastify or Node's http module.
-import { operationById, streamLimits } from "../../contract/index.ts";
+import { operationById, schemaValidator, streamLimits, validateChosen } from "../../contract/index.ts";
 import { SimClock } from "./clock.ts";
 import type { Ctx, Handler } from "./context.ts";
 import { authenticate, accountRefusal, scopeRefusal, type CredentialResolver } from "./credentials.ts";
@@ -169,6 +169,16 @@ export class Hub {
       }
       if (refusal) this.events.terminate(stream, envelope(refusal, stream.requestId, stream.lang));
     }
+  }
+
+  /**
+   * Compiles the request validators ahead of the first request that needs them (the
+   * contract's validators compile on first use, which would otherwise slow the first
+   * submit). Call once the server answers.
+   */
+  warm(): void {
+    for (const name of ["SubmitRequest", "GenerationStatusRequest", "GenerationReportRequest"]) schemaValidator(name)({});
+    validateChosen("SubmitRequest", { type: "video" });
   }
 
   /** Ends every stream and stops the clock (server shutdown). */
