@@ -64,7 +64,7 @@ export function isRefusal(value: unknown): value is Refusal {
 }
 
 /** The JSON body of the request, or the refusal that names what is wrong with it. */
-export function readJson(ctx: Ctx): { value: unknown } | Refusal {
+export function readJson(ctx: Ctx): { value: unknown; text: string } | Refusal {
   const body = ctx.req.body;
   const type = headerOf(ctx, "content-type");
   if (!body || body.length === 0) {
@@ -84,7 +84,7 @@ export function readJson(ctx: Ctx): { value: unknown } | Refusal {
     return refuse("invalid_request", { details: [{ reason: "invalid", message: "the body is not valid UTF-8" }] });
   }
   try {
-    return { value: JSON.parse(text) };
+    return { value: JSON.parse(text), text };
   } catch {
     return refuse("invalid_request", { details: [{ reason: "invalid", message: "the body is not valid JSON" }] });
   }

@@ -54,7 +54,6 @@ export class GenerationEngine {
       model: n.model,
       prompt,
       title: prompt.trim().slice(0, 60) || `${n.type} ${n.model}`,
-      request: n.body,
       status: n.steps[0]?.status ?? "QUEUED",
       created_at: now,
       updated_at: now,
@@ -265,6 +264,7 @@ export class GenerationEngine {
     return r;
   }
 
+  /** The record as JSON, cached for reads that repeat (lists, polling). */
   recordText(gen: Generation, base: string): string {
     if (gen.cache && gen.cache.base === base) return gen.cache.text;
     const text = JSON.stringify(this.record(gen, base));

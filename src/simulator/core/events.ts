@@ -16,6 +16,7 @@ interface Logged {
   text: string | null;
 }
 
+
 interface AccountLog {
   events: Logged[];
   /** Index of the first retained event in `events` (dropped ones are compacted lazily). */

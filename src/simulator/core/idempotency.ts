@@ -12,15 +12,21 @@ export type Lookup =
   | { kind: "replay"; generation: Generation }
   | { kind: "conflict" };
 
-export function lookup(state: HubState, accountId: string, key: string, body: unknown): Lookup {
-  const fingerprint = canonicalJson(body);
+/**
+ * `text` is the body as received: it is stored as is, and bodies are brought to their
+ * canonical form only when a key comes back (most keys never do).
+ */
+export function lookup(state: HubState, accountId: string, key: string, body: unknown, text: string): Lookup {
   const slot = `${accountId}\n${key}`;
   const stored = state.idempotency.get(slot);
-  if (!stored) {
-    // A body too deep to fingerprint cannot be valid; it is never stored.
-    return { kind: "new", remember: (gen) => fingerprint !== undefined && state.idempotency.set(slot, { fingerprint, generation_id: gen.id }) };
-  }
+  if (!stored) return { kind: "new", remember: (gen) => state.idempotency.set(slot, { body: text, generation_id: gen.id }) };
   const generation = state.generations.get(stored.generation_id);
-  if (fingerprint !== undefined && stored.fingerprint === fingerprint && generation) return { kind: "replay", generation };
-  return { kind: "conflict" };
+  const same = stored.body === text || sameJson(stored.body, body);
+  return same && generation ? { kind: "replay", generation } : { kind: "conflict" };
+}
+
+function sameJson(storedText: string, body: unknown): boolean {
+  const given = canonicalJson(body);
+  // A body too deep to compare cannot be the stored (valid) one.
+  return given !== undefined && given === canonicalJson(JSON.parse(storedText));
 }

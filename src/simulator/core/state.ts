@@ -48,7 +48,6 @@ export interface Generation {
   model: string;
   prompt: string;
   title: string;
-  request: Record<string, unknown>;
   status: string;
   created_at: number;
   updated_at: number;
@@ -89,7 +88,8 @@ export interface ReportRecord {
 }
 
 export interface IdempotencyEntry {
-  fingerprint: string;
+  /** The accepted body as received (JSON text). */
+  body: string;
   generation_id: string;
 }
 

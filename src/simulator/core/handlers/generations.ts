@@ -11,8 +11,9 @@ import { priceOf } from "../pricing.ts";
 import { checkSubmit } from "../submit.ts";
 import { IDEMPOTENCY_KEY_MAX, lookup } from "../idempotency.ts";
 
+// Rendered, not cached: most submitted records are never read back in the same state.
 function accepted(ctx: Ctx, gen: Generation) {
-  return jsonText(ctx, 202, ctx.hub.engine.recordText(gen, ctx.baseUrl), { location: `/v1/generations/${gen.id}` });
+  return json(ctx, 202, ctx.hub.engine.record(gen, ctx.baseUrl), { location: `/v1/generations/${gen.id}` });
 }
 
 // Newest first by creation time, then id; the cursor names the last record returned.
@@ -77,7 +78,7 @@ const submitGeneration: Handler = (ctx) => {
 
   // A replay answers the stored record at its current status: before the plan, the
   // quotas and the balance are looked at, and without spending any of them.
-  const stored = lookup(hub.state, account.id, idempotencyKey, parsed.value);
+  const stored = lookup(hub.state, account.id, idempotencyKey, parsed.value, parsed.text);
   if (stored.kind === "replay") return accepted(ctx, stored.generation);
   if (stored.kind === "conflict") return refuse("duplicate_key_conflict", { message: "This Idempotency-Key was already used with a different body." });
 
