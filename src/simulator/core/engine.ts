@@ -6,13 +6,12 @@ import { inProgressStatuses } from "../../contract/index.ts";
 import { refuse, type Refusal } from "./errors.ts";
 import type { Hub } from "./hub.ts";
 import { stepsFrom, type Outcome } from "./outcomes.ts";
-import type { Account, ApiKey, Generation, Step } from "./state.ts";
+import type { Account, Generation, Step } from "./state.ts";
 import { isoTime } from "./util.ts";
 
 export interface NewGeneration {
   account: Account;
   keyId: string;
-  key?: ApiKey;
   type: string;
   model: string;
   output: Generation["output_kind"];

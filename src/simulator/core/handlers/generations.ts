@@ -120,7 +120,6 @@ const submitGeneration: Handler = (ctx) => {
   const gen = hub.engine.create({
     account,
     keyId: credential.keyId,
-    key,
     type: checked.type,
     model: checked.model.id,
     output: checked.model.output,
