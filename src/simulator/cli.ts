@@ -2,7 +2,8 @@
 // flag and an environment variable (flags win); `--help` lists them.
 import { parseArgs } from "node:util";
 import { demoKeys } from "./core/fixtures/accounts.ts";
-import { startSimulator, type SimulatorOptions } from "./index.ts";
+import { DEFAULT_DOCS_DIR, startSimulator, type SimulatorOptions } from "./index.ts";
+import { ensureDocsSite } from "./docs-site.ts";
 
 interface Setting {
   flag: string;
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
       `  API:        ${sim.url}/v1   (Authorization: Bearer <key>)`,
       `  Events:     ${sim.url}/v1/events`,
       `  Control:    ${sim.url}/_sim/   (reset, clock, outcomes, keys, accounts)`,
+      `  Docs:       ${sim.url}/docs/`,
       `  Clock:      ${sim.hub.clock.speed}x   CORS: ${options.cors ? "open" : "closed"}`,
       "",
       "Demo API keys:",
@@ -90,6 +92,13 @@ async function main(): Promise<void> {
       "Outcome markers in a prompt: [sim:fail] [sim:fail=timeout] [sim:hold] [sim:hold=block] [sim:slow] [sim:late] [sim:blocked]",
       "Details: docs/simulator.md. Stop with Ctrl+C.",
     ].join("\n"),
+  );
+  // The reference docs are built, not committed: build them when they are missing or
+  // older than the contract, without holding up the first answer.
+  const docsDir = options.docsDir ?? DEFAULT_DOCS_DIR;
+  ensureDocsSite(docsDir).then(
+    (built) => built && console.log(`Docs built into ${docsDir}: ${sim.url}/docs/`),
+    (error) => console.error(`The docs could not be built (${(error as Error).message}); run \`npm run docs\`.`),
   );
   const stop = () => {
     sim.close().then(() => process.exit(0), () => process.exit(1));

@@ -25,7 +25,7 @@ export interface RunningSimulator {
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-const DEFAULT_DOCS_DIR = fileURLToPath(new URL("../../site/", import.meta.url));
+export const DEFAULT_DOCS_DIR = fileURLToPath(new URL("../../site/", import.meta.url));
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const hub = new Hub({ ...options, assets: options.assets ?? fileAssets() });

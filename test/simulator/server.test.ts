@@ -10,9 +10,10 @@ import { startSim, type Sim } from "./support/harness.ts";
 
 describe("npm start", () => {
   it("starts with no set-up, prints its base address and the demo credentials, serves until stopped; flags and environment configure it", async () => {
+    const docsDir = join(mkdtempSync(join(tmpdir(), "sim-docs-")), "site");
     const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/cli.ts", "--port", "0", "--clock-speed", "0"], {
       cwd: process.cwd(),
-      env: { ...process.env, SIM_HOST: "127.0.0.1", SIM_KEY_QUOTA: "7" },
+      env: { ...process.env, SIM_HOST: "127.0.0.1", SIM_KEY_QUOTA: "7", SIM_DOCS_DIR: docsDir },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -26,6 +27,10 @@ describe("npm start", () => {
       expect(r.status).toBe(200);
       expect(r.headers.get("ratelimit-policy")).toBe('"default";q=7;w=60');
       expect((await (await fetch(`${url}/_sim/clock`)).json()).speed).toBe(0);
+      // The docs are not committed: a fresh start builds them and prints where they are.
+      expect(out).toContain(`Docs:       ${url}/docs/`);
+      await expect.poll(async () => (await fetch(`${url}/docs/reference.html`)).status, { timeout: 60_000, interval: 500 }).toBe(200);
+      expect(await (await fetch(`${url}/docs/`)).text()).toContain("Getting started");
     } finally {
       child.kill("SIGTERM");
     }
