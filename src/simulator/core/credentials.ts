@@ -4,6 +4,7 @@
 // credential rungs and the account rungs (see the pipeline).
 import type { Operation } from "../../contract/index.ts";
 import { refuse, type Refusal } from "./errors.ts";
+import type { SimRequest } from "./exchange.ts";
 import type { Account, ApiKey, HubState } from "./state.ts";
 
 export interface Credential {
@@ -13,6 +14,15 @@ export interface Credential {
   accountId: string;
   scopes: readonly string[];
   key?: ApiKey;
+  /**
+   * A check of the channel that runs before the rate limiter, so its refusal carries no
+   * RateLimit pair (the session cookie's Origin allowlist: 403 `origin_mismatch`).
+   */
+  admit?(req: SimRequest, baseUrl: string): Refusal | undefined;
+  /** One window instead of the key and account pair (the session cookie's account-owned window). */
+  window?: { counter: string; policy: "default" | "account"; quota: number };
+  /** A spend limit of the credential besides the key's (an OAuth grant's: 402 `grant_spend_limit_reached`). */
+  spendRefusal?(chargeCc: number): Refusal | undefined;
 }
 
 /**
@@ -20,7 +30,8 @@ export interface Credential {
  * answers undefined for a token it does not recognise as its own.
  */
 export interface CredentialResolver {
-  bearer?(token: string, now: number): Credential | Refusal | undefined;
+  /** `baseUrl` is the address the request came in on ("" when unknown): tokens are bound to `{base_url}/v1`. */
+  bearer?(token: string, now: number, baseUrl: string): Credential | Refusal | undefined;
   cookie?(cookieHeader: string, now: number): Credential | undefined;
 }
 
@@ -57,7 +68,7 @@ export function authenticate(
   const token = match[1]!;
   if (token.startsWith(TOKEN_PREFIX)) {
     for (const r of resolvers) {
-      const found = r.bearer?.(token, now);
+      const found = r.bearer?.(token, now, baseUrl);
       if (found) return found;
     }
     return unauthorized("invalid_token", baseUrl, true);

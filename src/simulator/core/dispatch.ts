@@ -86,8 +86,13 @@ function route(hub: Hub, ctx: Ctx): SimResponse {
     const credential = authenticate(hub.state, hub.resolvers, headerOf(ctx, "authorization"), headerOf(ctx, "cookie"), now, ctx.baseUrl);
     if (isRefusal(credential)) return refusalAnswer(ctx, credential);
     ctx.credential = credential;
+    // Before the limiter: such a refusal carries no RateLimit pair (origin_mismatch).
+    const refusedEarly = credential.admit?.(req, ctx.baseUrl);
+    if (refusedEarly) return refusalAnswer(ctx, refusedEarly);
 
-    const limited = hub.limiter.take(credential.keyId, credential.accountId);
+    const limited = credential.window
+      ? hub.limiter.takeSingle(credential.window.counter, credential.window.policy, credential.window.quota)
+      : hub.limiter.take(credential.keyId, credential.accountId);
     ctx.rate = limited.binding;
     if (!limited.ok) {
       const w = limited.binding;

@@ -12,6 +12,8 @@ export interface SimRequest {
   body?: Uint8Array;
   /** `scheme://host[:port]` as the caller reached this server; links in records start with it. */
   baseUrl: string;
+  /** The caller's network address, when the adapter knows it (per-IP limits of the OAuth registration). */
+  remoteAddress?: string;
 }
 
 export interface StreamSink {
@@ -32,10 +34,23 @@ export interface StreamAnswer {
   stream: (sink: StreamSink) => () => void;
 }
 
-export type SimResponse = BodyAnswer | StreamAnswer;
+/**
+ * An answer that needs asynchronous work first (the OAuth token and revoke routes verify
+ * client assertions and PKCE with WebCrypto). The promise never rejects: failures settle
+ * as envelope or OAuth error answers. Everything else stays synchronous.
+ */
+export interface DeferredAnswer {
+  deferred: Promise<BodyAnswer>;
+}
+
+export type SimResponse = BodyAnswer | StreamAnswer | DeferredAnswer;
 
 export function isStream(answer: SimResponse): answer is StreamAnswer {
   return "stream" in answer;
+}
+
+export function isDeferred(answer: SimResponse): answer is DeferredAnswer {
+  return "deferred" in answer;
 }
 
 export function header(req: SimRequest, name: string): string | undefined {

@@ -68,6 +68,18 @@ export class RateLimiter {
     return { ok: true, binding };
   }
 
+  /**
+   * A credential with one window and no second counter (the site session cookie: one
+   * account-owned window, the account ceiling of the keys does not apply).
+   */
+  takeSingle(counter: string, policy: "default" | "account", quota: number): LimitResult {
+    const now = this.clock.now();
+    const c = this.#counter(`o:${counter}`, now);
+    if (c.count >= quota) return { ok: false, binding: this.#state(policy, c, quota, now) };
+    c.count++;
+    return { ok: true, binding: this.#state(policy, c, quota, now) };
+  }
+
   #state(policy: "default" | "account", c: Counter, quota: number, now: number): WindowState {
     return { policy, quota, remaining: Math.max(0, quota - c.count), reset: this.#resetOf(c, now), window: this.config.windowSeconds };
   }

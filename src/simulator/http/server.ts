@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { envelope, refuse } from "../core/errors.ts";
-import { isStream, type SimRequest, type SimResponse } from "../core/exchange.ts";
+import { isDeferred, isStream, type SimRequest, type SimResponse } from "../core/exchange.ts";
 import type { Hub } from "../core/hub.ts";
 import { newRequestId } from "../core/util.ts";
 import { docsFile } from "./docs.ts";
@@ -102,6 +102,7 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
       headers: raw.headers,
       body: Buffer.isBuffer(body) ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : undefined,
       baseUrl: baseUrlOf(raw, fallbackBase),
+      remoteAddress: raw.socket.remoteAddress,
     };
   }
 
@@ -112,6 +113,13 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
   }
 
   function send(request: FastifyRequest, reply: FastifyReply, answer: SimResponse): void {
+    if (isDeferred(answer)) {
+      answer.deferred.then(
+        (settled) => send(request, reply, settled),
+        () => send(request, reply, hub.refuse(simRequest(request), "internal_error")),
+      );
+      return;
+    }
     const headers = options.cors === false ? answer.headers : { ...answer.headers, ...corsHeaders(request) };
     if (isStream(answer)) {
       reply.hijack();

@@ -105,6 +105,8 @@ const submitGeneration: Handler = (ctx) => {
   if (key && key.spend_limit_cc !== null && (key.spent_cc >= key.spend_limit_cc || key.spent_cc + charge.charged_cc > key.spend_limit_cc)) {
     return refuse("key_spend_limit_reached");
   }
+  const otherLimit = credential.spendRefusal?.(charge.charged_cc);
+  if (otherLimit) return otherLimit;
 
   const window = hub.limiter.takeSubmit(account.id, true);
   if (!window.ok) {
