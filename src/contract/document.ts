@@ -84,23 +84,47 @@ export function operationById(operationId: string): Operation {
 
 /** Finds the operation serving a concrete method and path (query excluded). */
 export function matchOperation(method: string, path: string): { operation: Operation; params: Record<string, string> } | undefined {
-  const m = method.toLowerCase();
-  let best: { operation: Operation; params: Record<string, string>; literal: number } | undefined;
-  for (const operation of operations()) {
-    if (operation.method !== m) continue;
-    const params = matchTemplate(operation.path, path);
-    if (!params) continue;
-    // A literal segment beats a template (`/v1/generations/status` over `/{id}`).
-    const literal = operation.path.split("/").filter((s) => !s.startsWith("{")).length;
-    if (!best || literal > best.literal) best = { operation, params, literal };
+  const segments = path.split("/");
+  for (const route of router().get(`${method.toLowerCase()} ${segments.length}`) ?? []) {
+    const params = matchSegments(route.segments, segments);
+    if (params) return { operation: route.operation, params };
   }
-  return best && { operation: best.operation, params: best.params };
+  return undefined;
+}
+
+interface Route {
+  operation: Operation;
+  segments: string[];
+}
+
+let routes: Map<string, Route[]> | undefined;
+
+/**
+ * Operations grouped by method and number of segments, most literal segments first, so a
+ * literal segment wins over a template (`/v1/generations/status` over `/{id}`).
+ */
+function router(): Map<string, Route[]> {
+  if (routes) return routes;
+  routes = new Map();
+  for (const operation of operations()) {
+    const segments = operation.path.split("/");
+    const key = `${operation.method} ${segments.length}`;
+    const list = routes.get(key) ?? [];
+    list.push({ operation, segments });
+    routes.set(key, list);
+  }
+  const literals = (r: Route) => r.segments.filter((s) => !s.startsWith("{")).length;
+  for (const list of routes.values()) list.sort((a, b) => literals(b) - literals(a));
+  return routes;
 }
 
 export function matchTemplate(template: string, path: string): Record<string, string> | undefined {
   const t = template.split("/");
   const p = path.split("/");
-  if (t.length !== p.length) return undefined;
+  return t.length === p.length ? matchSegments(t, p) : undefined;
+}
+
+function matchSegments(t: string[], p: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   for (let i = 0; i < t.length; i++) {
     const seg = t[i]!;

@@ -187,31 +187,68 @@ function toDetail(e: ErrorObject): Detail {
  * takes every other value.
  */
 export function validateChosen(schemaName: string, body: unknown): Detail[] {
-  const root = deref(schema(schemaName));
-  const branches = (root.oneOf as JsonObject[] | undefined)?.map((b) => ({ ref: String(b.$ref), s: deref(b) }));
-  if (!branches) return toDetails(validateOrErrors(schemaValidator(schemaName), body));
+  const choice = choiceOf(schemaName);
+  if (!choice) return toDetails(validateOrErrors(schemaValidator(schemaName), body));
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     return [{ reason: "wrong_type", message: "body must be a JSON object" }];
   }
-  const key = discriminatorOf(branches.map((b) => b.s));
+  const { key } = choice;
   const value = (body as Record<string, unknown>)[key];
   if (value === undefined) return [{ field: key, reason: "required", message: `${key} is required` }];
   if (typeof value !== "string") return [{ field: key, reason: "wrong_type", message: `${key} must be a string` }];
-  const branch =
-    branches.find((b) => constOf(b.s, key) === value) ?? branches.find((b) => constOf(b.s, key) === undefined);
+  const branch = choice.byValue.get(value) ?? choice.fallback;
   if (!branch) {
-    return [{ field: key, reason: "not_allowed", message: `${key} must be one of ${branches.map((b) => constOf(b.s, key)).join(", ")}` }];
+    return [{ field: key, reason: "not_allowed", message: `${key} must be one of ${[...choice.byValue.keys()].join(", ")}` }];
   }
   return toDetails(validateOrErrors(validatorAt(branch.ref), body));
 }
 
 /** Which `oneOf` branch of a schema a body falls in, by its constant property. */
 export function chosenBranch(schemaName: string, body: Record<string, unknown>): string | undefined {
-  const root = deref(schema(schemaName));
-  const branches = (root.oneOf as JsonObject[]).map((b) => ({ name: String(b.$ref).split("/").pop()!, s: deref(b) }));
-  const key = discriminatorOf(branches.map((b) => b.s));
-  const value = body[key];
-  return (branches.find((b) => constOf(b.s, key) === value) ?? branches.find((b) => constOf(b.s, key) === undefined))?.name;
+  const choice = choiceOf(schemaName);
+  if (!choice) return undefined;
+  const value = body[choice.key];
+  return ((typeof value === "string" ? choice.byValue.get(value) : undefined) ?? choice.fallback)?.name;
+}
+
+interface Branch {
+  ref: string;
+  name: string;
+}
+
+interface Choice {
+  /** The property whose constant picks the branch (`type`, `grant_type`). */
+  key: string;
+  byValue: Map<string, Branch>;
+  /** The branch without a constant, which takes every other value (the 3D variant). */
+  fallback?: Branch;
+}
+
+const choices = new Map<string, Choice | null>();
+
+/** How a schema's `oneOf` is chosen, worked out once per schema. */
+function choiceOf(schemaName: string): Choice | undefined {
+  let choice = choices.get(schemaName);
+  if (choice === undefined) {
+    const root = deref(schema(schemaName));
+    const branches = (root.oneOf as JsonObject[] | undefined)?.map((b) => ({ ref: String(b.$ref), s: deref(b) }));
+    if (!branches) {
+      choice = null;
+    } else {
+      const key = discriminatorOf(branches.map((b) => b.s));
+      const byValue = new Map<string, Branch>();
+      let fallback: Branch | undefined;
+      for (const b of branches) {
+        const branch = { ref: b.ref, name: b.ref.split("/").pop()! };
+        const value = constOf(b.s, key);
+        if (typeof value === "string") byValue.set(value, branch);
+        else fallback = branch;
+      }
+      choice = { key, byValue, fallback };
+    }
+    choices.set(schemaName, choice);
+  }
+  return choice ?? undefined;
 }
 
 function discriminatorOf(branches: JsonObject[]): string {
