@@ -192,7 +192,10 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
       if (method === "PATCH") {
         const body = bodyOf(ctx);
         if (isRefusal(body)) return body;
+        const before = account.balance_cc;
         const refused = applyAccount(account, body);
+        // The ledger keeps adding up to the balance.
+        if (account.balance_cc !== before) hub.ledger(account.id, account.balance_cc - before, null, null);
         if (refused) return refused;
         hub.recheckStreams();
       }
@@ -222,6 +225,10 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
       return ok(generationView(hub, gen, ctx.baseUrl));
     }
     default:
+      for (const extra of hub.controlRoutes) {
+        const answer = extra(ctx, parts);
+        if (answer) return answer;
+      }
       return refuse("not_found", { message: `No control route ${method} ${ctx.path}.` });
   }
 }

@@ -17,6 +17,7 @@ import { RateLimiter, type RateLimitConfig } from "./ratelimit.ts";
 import { seedDemoGenerations } from "./fixtures/generations.ts";
 import { createState, type HubState } from "./state.ts";
 import { IdMaker } from "./util.ts";
+import { installLibrary } from "./install-library.ts";
 
 export interface AssetFile {
   contentType: string;
@@ -47,7 +48,18 @@ export interface HubOptions {
   assets?: AssetSource;
   /** Serve the control interface under /_sim/ (default true). */
   control?: boolean;
+  /** Folders an account may hold (409 `folder_limit_reached`); default 50. */
+  folderLimit?: number;
+  /** Life of an uploaded file in simulated days (the asset's `expires_at`); default 30. */
+  uploadLifetimeDays?: number;
+  /** Life of an upload ticket's signature in simulated seconds (the ticket's `expires_at`); default 900. */
+  uploadSignatureSeconds?: number;
+  /** GET /v1/billing/subscription answers the bare record or null (`record`, default) or `{ subscription }` (`wrapped`). */
+  subscriptionForm?: "record" | "wrapped";
 }
+
+/** A control route of part 2 under /_sim/: answers undefined when the path is not its own. */
+export type ControlRoute = (ctx: Ctx, parts: readonly string[]) => SimResponse | Refusal | undefined;
 
 export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
   windowSeconds: 60,
@@ -73,6 +85,9 @@ export class Hub {
   readonly handlers = new Map<string, Handler>();
   readonly resolvers: CredentialResolver[] = [];
   readonly mounts: Mount[] = [];
+  /** Control routes beyond the core's (`/_sim/...`), asked in order when the core has none. */
+  readonly controlRoutes: ControlRoute[] = [];
+  readonly options: HubOptions;
   readonly maxStreamsPerKey: number;
   readonly publicUrl: string | undefined;
   readonly assets: AssetSource;
@@ -89,6 +104,7 @@ export class Hub {
     this.publicUrl = options.publicUrl?.replace(/\/+$/, "");
     this.assets = options.assets ?? (() => undefined);
     this.#demoData = options.demoData ?? true;
+    this.options = options;
     this.state = createState(this.clock.now());
     this.events = new EventHub(
       this.clock,
@@ -98,6 +114,7 @@ export class Hub {
     );
     this.engine = new GenerationEngine(this);
     this.use(coreHandlers);
+    installLibrary(this);
     if (options.control !== false) this.mount({ prefix: "/_sim/", handle: controlHandler });
     this.#afterReset();
   }

@@ -4,6 +4,8 @@ import type { Scheduled } from "./clock.ts";
 import { demoAccounts, demoKeys, type FreeQuota } from "./fixtures/accounts.ts";
 import { articles, type Article } from "./fixtures/knowledge.ts";
 import { catalog, type ModelDef } from "./fixtures/catalog.ts";
+import { openingLedger } from "./ledger.ts";
+import { subscriptionFrom, type Subscription } from "./subscriptions.ts";
 import { randomToken } from "./util.ts";
 
 export interface Account {
@@ -16,6 +18,11 @@ export interface Account {
   suspended: boolean;
   terms_accepted: boolean;
   early_access: boolean;
+  /**
+   * The live subscription or null (GET /v1/billing/subscription reads it; the session-only
+   * subscription actions change it). See subscriptions.ts.
+   */
+  subscription: Subscription | null;
 }
 
 export interface ApiKey {
@@ -117,7 +124,7 @@ export interface HubState {
 export function createState(now: number): HubState {
   const accounts = new Map<string, Account>();
   for (const seed of demoAccounts()) {
-    accounts.set(seed.id, structuredClone(seed));
+    accounts.set(seed.id, { ...structuredClone(seed), subscription: subscriptionFrom(seed.subscription, now) });
   }
   const keys = new Map<string, ApiKey>();
   for (const seed of demoKeys()) {
@@ -141,7 +148,7 @@ export function createState(now: number): HubState {
     generations: new Map(),
     by_account: new Map(),
     idempotency: new Map(),
-    ledger: [],
+    ledger: openingLedger(accounts.values(), now),
     reports: new Map(),
     models: catalog(),
     articles: articles(),

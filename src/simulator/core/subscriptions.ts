@@ -1,0 +1,79 @@
+// The live subscription of an account (`account.subscription`): what
+// GET /v1/billing/subscription reads and the session-only subscription actions
+// (subscription-actions.ts) change. Amounts are whole units of `currency`, not
+// centi-credits. The seed does not show the status values or the moves between them;
+// the simulator's are `active` (renews), `cancelled` (renewal off, paid until the end of
+// the period) and `past_due` (a renewal payment is overdue); an ended subscription is
+// null. Only the fields below are kept here; no card data or provider id is ever
+// published (seed rule 9).
+import { isoTime } from "./util.ts";
+
+export type SubscriptionStatus = "active" | "cancelled" | "past_due";
+
+/** A subscription in a fixture: times relative to the clock's start. */
+export interface SubscriptionSeed {
+  plan_id: string;
+  status: SubscriptionStatus;
+  amount: number;
+  recurrent_amount: number;
+  currency: string;
+  /** Days from the clock's start to the next payment (or to the end of a cancelled period). */
+  period_end_in_days: number;
+  /** Days before the clock's start the subscription was cancelled; null: not cancelled. */
+  cancelled_days_ago: number | null;
+}
+
+export interface Subscription {
+  plan_id: string;
+  status: SubscriptionStatus;
+  amount: number;
+  recurrent_amount: number;
+  currency: string;
+  /** Simulated ms: the next payment (active, past_due) or the end of the paid period (cancelled). */
+  period_end: number;
+  /** Simulated ms, or null when not cancelled. */
+  cancelled_at: number | null;
+}
+
+const DAY_MS = 86_400_000;
+/** Length of one paid period (simulator convention). */
+export const PERIOD_DAYS = 30;
+
+export const RENEWING: SubscriptionSeed = {
+  plan_id: "pro",
+  status: "active",
+  amount: 20,
+  recurrent_amount: 20,
+  currency: "USD",
+  period_end_in_days: 12,
+  cancelled_days_ago: null,
+};
+
+export const CANCELLED: SubscriptionSeed = { ...RENEWING, status: "cancelled", period_end_in_days: 9, cancelled_days_ago: 3 };
+
+export function subscriptionFrom(seed: SubscriptionSeed | null, now: number): Subscription | null {
+  if (!seed) return null;
+  return {
+    plan_id: seed.plan_id,
+    status: seed.status,
+    amount: seed.amount,
+    recurrent_amount: seed.recurrent_amount,
+    currency: seed.currency,
+    period_end: now + seed.period_end_in_days * DAY_MS,
+    cancelled_at: seed.cancelled_days_ago === null ? null : now - seed.cancelled_days_ago * DAY_MS,
+  };
+}
+
+/** The published record (BillingSubscription). */
+export function subscriptionRecord(s: Subscription): Record<string, unknown> {
+  return {
+    status: s.status,
+    plan_id: s.plan_id,
+    amount: s.amount,
+    recurrent_amount: s.recurrent_amount,
+    currency: s.currency,
+    next_payment_at: s.status === "cancelled" ? null : isoTime(s.period_end),
+    cancelled_at: s.cancelled_at === null ? null : isoTime(s.cancelled_at),
+    current_period_end: isoTime(s.period_end),
+  };
+}
