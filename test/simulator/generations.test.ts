@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bound } from "../../src/contract/index.ts";
 import { startSim, type Sim } from "./support/harness.ts";
+import { upload } from "./support/uploads.ts";
 
 let sim: Sim;
 beforeAll(async () => {
@@ -219,11 +220,12 @@ describe("outcomes", () => {
 
 describe("result files", () => {
   it("GEN-5: each kind is a small real file of its own type", async () => {
+    const reference = await upload(sim);
     const kinds = [
       [{ type: "image", model: "image-model-a" }, "image/png"],
       [video, "video/mp4"],
       [{ type: "model_3d", prompt: "teapot" }, "model/gltf-binary"],
-      [{ type: "upscale", image_url: "upl_1", scale: 2 }, "image/png"],
+      [{ type: "upscale", image_url: reference, scale: 2 }, "image/png"],
     ] as const;
     const ids = [];
     for (const [body] of kinds) ids.push((await sim.submit(body)).json.id);

@@ -112,7 +112,7 @@ describe("behind prism proxy", () => {
       ["POST", "/v1/generations", { body: { type: "video", model: "video-model-a", duration: 10 }, headers: { "idempotency-key": "c1" } }, 409],
       ["POST", "/v1/pricing/estimate", { body: { type: "image", model: "image-model-a", promo_mode: "queue" } }, 422],
       ["POST", "/v1/generations", { body: { type: "text" }, headers: { "idempotency-key": "c5" } }, 503],
-      ["GET", "/v1/library/folders", {}, 503],
+      ["POST", "/v1/uploads", { body: { kind: "video", content_type: "video/mp4", content_length: 1000 } }, 503],
     ];
     for (const [method, path, init, status] of calls) {
       const r = await through(method, path, init);

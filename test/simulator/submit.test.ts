@@ -2,6 +2,7 @@
 // contract's own reasons, the unsubmitted `text` type, charges and refunds.
 import { afterAll, beforeEach, beforeAll, describe, expect, it } from "vitest";
 import { startSim, type Sim } from "./support/harness.ts";
+import { upload } from "./support/uploads.ts";
 
 let sim: Sim;
 beforeAll(async () => {
@@ -198,7 +199,7 @@ describe("validation and types", () => {
   });
 
   it("SUB-U: upscale takes its default model", async () => {
-    const r = await sim.submit({ type: "upscale", image_url: "upl_123", scale: 2 });
+    const r = await sim.submit({ type: "upscale", image_url: await upload(sim), scale: 2 });
     expect(r.status).toBe(202);
     expect(r.json.model).toBe("vendorA-upscale");
   });

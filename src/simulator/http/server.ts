@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { envelope, refuse } from "../core/errors.ts";
 import { isDeferred, isStream, type SimRequest, type SimResponse } from "../core/exchange.ts";
 import type { Hub } from "../core/hub.ts";
+import { UPLOAD_CEILING } from "../core/library.ts";
 import { newRequestId } from "../core/util.ts";
 import { docsFile } from "./docs.ts";
 
@@ -185,6 +186,9 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
 
   app.route({ method: app.supportedMethods as string[], url: "/", handler: serve });
   app.route({ method: app.supportedMethods as string[], url: "/*", handler: serve });
+  // An upload's PUT carries the file itself, up to the ticket's ceiling (40 MiB), above the JSON body limit.
+  const uploadLimit = Math.max(options.bodyLimit, UPLOAD_CEILING);
+  for (const url of ["/storage/*", "/v1/uploads/content"]) app.route({ method: "PUT", url, bodyLimit: uploadLimit, handler: serve });
   app.setNotFoundHandler(serve);
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {

@@ -9,6 +9,7 @@ import { parseMarkers, stepsFrom } from "../outcomes.ts";
 import { makeCursor, readCursor, readLimit } from "../paging.ts";
 import { priceOf } from "../pricing.ts";
 import { checkSubmit } from "../submit.ts";
+import { inputsOf, spendSubmit } from "../references.ts";
 import { IDEMPOTENCY_KEY_MAX, lookup } from "../idempotency.ts";
 
 // Rendered, not cached: most submitted records are never read back in the same state.
@@ -98,15 +99,19 @@ const submitGeneration: Handler = (ctx) => {
     });
   }
 
-  const price = priceOf(checked.model, checked.body);
+  // The files the body names are read and measured (references.ts); a refusal from here
+  // on has required reference processing and spends submit quota (seed, Limits).
+  const inputs = inputsOf(ctx, checked.body);
+  if (isRefusal(inputs)) return spendSubmit(hub, account.id, undefined, inputs);
+  const price = priceOf(checked.model, checked.body, inputs);
   const charge = chargeFor(account, checked.type, checked.body, price);
-  if (isRefusal(charge)) return charge;
+  if (isRefusal(charge)) return spendSubmit(hub, account.id, inputs, charge);
   const key = credential.key;
   if (key && key.spend_limit_cc !== null && (key.spent_cc >= key.spend_limit_cc || key.spent_cc + charge.charged_cc > key.spend_limit_cc)) {
-    return refuse("key_spend_limit_reached");
+    return spendSubmit(hub, account.id, inputs, refuse("key_spend_limit_reached"));
   }
   const otherLimit = credential.spendRefusal?.(charge.charged_cc);
-  if (otherLimit) return otherLimit;
+  if (otherLimit) return spendSubmit(hub, account.id, inputs, otherLimit);
 
   const window = hub.limiter.takeSubmit(account.id, true);
   if (!window.ok) {

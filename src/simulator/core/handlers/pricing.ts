@@ -4,14 +4,18 @@ import { isRefusal, json, readJson, type Handler } from "../context.ts";
 import { refuse } from "../errors.ts";
 import { priceOf } from "../pricing.ts";
 import { checkSubmit } from "../submit.ts";
+import { inputsOf } from "../references.ts";
 
 const estimatePrice: Handler = (ctx) => {
   const parsed = readJson(ctx);
   if (isRefusal(parsed)) return parsed;
   const accepted = checkSubmit(parsed.value, ctx.hub.state.models, ctx.account!);
   if (isRefusal(accepted)) return accepted;
+  // A price that depends on a file needs the file read and measured: unreadable is 400, not a number.
+  const inputs = inputsOf(ctx, accepted.body);
+  if (isRefusal(inputs)) return inputs;
   if (accepted.body.promo_mode !== undefined) return refuse("estimate_unavailable");
-  const price = priceOf(accepted.model, accepted.body);
+  const price = priceOf(accepted.model, accepted.body, inputs);
   return json(ctx, 200, { type: accepted.type, model_id: accepted.model.id, currency: price.currency, price_cc: price.price_cc, breakdown: price.breakdown });
 };
 
