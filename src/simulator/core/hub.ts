@@ -18,6 +18,9 @@ import { seedDemoGenerations } from "./fixtures/generations.ts";
 import { createState, type HubState } from "./state.ts";
 import { IdMaker } from "./util.ts";
 import { installLibrary } from "./install-library.ts";
+import { installSite } from "./install-site.ts";
+import type { OAuthOptions } from "./oauth/index.ts";
+import type { SessionOptions } from "./session.ts";
 
 export interface AssetFile {
   contentType: string;
@@ -56,6 +59,10 @@ export interface HubOptions {
   uploadSignatureSeconds?: number;
   /** GET /v1/billing/subscription answers the bare record or null (`record`, default) or `{ subscription }` (`wrapped`). */
   subscriptionForm?: "record" | "wrapped";
+  /** The site session cookie: Origin allowlist, session lifetime, its window's quota. */
+  session?: SessionOptions;
+  /** The OAuth authorization server: lifetimes, registration limits, auto-consent. */
+  oauth?: OAuthOptions;
 }
 
 /** A control route of part 2 under /_sim/: answers undefined when the path is not its own. */
@@ -115,6 +122,7 @@ export class Hub {
     this.engine = new GenerationEngine(this);
     this.use(coreHandlers);
     installLibrary(this);
+    installSite(this, { session: options.session, oauth: options.oauth });
     if (options.control !== false) this.mount({ prefix: "/_sim/", handle: controlHandler });
     this.#afterReset();
   }

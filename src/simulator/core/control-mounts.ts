@@ -1,0 +1,27 @@
+// Control routes of the site side (sessions, subscriptions, OAuth) under /_sim/: they plug
+// into the core's control handler (`hub.controlRoutes`), JSON in and out, refusals in
+// the envelope.
+import { isRefusal, readJson, type Ctx } from "./context.ts";
+import { refuse, type Refusal } from "./errors.ts";
+import type { SimResponse } from "./exchange.ts";
+import type { ControlRoute } from "./hub.ts";
+
+export type ControlBody = Record<string, unknown>;
+/** A control route that reads its JSON body only when it needs one. */
+export type BodyControlRoute = (ctx: Ctx, parts: readonly string[], body: () => ControlBody | Refusal) => SimResponse | Refusal | undefined;
+
+/** The request's JSON object body ({} when there is none). */
+export function controlBody(ctx: Ctx): ControlBody | Refusal {
+  if (!ctx.req.body || ctx.req.body.length === 0) return {};
+  const parsed = readJson(ctx);
+  if (isRefusal(parsed)) return parsed;
+  const v = parsed.value;
+  if (v === null || typeof v !== "object" || Array.isArray(v)) {
+    return refuse("invalid_request", { details: [{ reason: "wrong_type", message: "the body must be a JSON object" }] });
+  }
+  return v as ControlBody;
+}
+
+export function controlRoute(route: BodyControlRoute): ControlRoute {
+  return (ctx, parts) => route(ctx, parts, () => controlBody(ctx));
+}
