@@ -55,7 +55,4 @@ export function explain(report: Report): string {
  * owner). The suite must fail exactly these against the bare simulator; when one is
  * fixed the test says so and the entry goes.
  */
-export const SIMULATOR_FINDINGS: readonly string[] = [
-  // An upscale estimate whose image cannot be read is priced (200) instead of refused with 400.
-  "PRICE-5",
-];
+export const SIMULATOR_FINDINGS: readonly string[] = [];
