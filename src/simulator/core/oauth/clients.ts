@@ -254,7 +254,7 @@ export function documentClient(s: OAuthState, o: ResolvedOAuthOptions, url: stri
 export function findClient(s: OAuthState, o: ResolvedOAuthOptions, clientId: string, now: number): ClientRecord | string {
   if (clientId.startsWith("https://")) return documentClient(s, o, clientId, now);
   const c = s.clients.get(clientId);
-  return c && c.source === "registered" ? c : `no client ${clientId} is registered`;
+  return c && c.source === "registered" ? c : `${clientId} is not a registered client_id nor the https address of a client ID metadata document`;
 }
 
 /** The client's public keys: its `jwks`, or the published document at its `jwks_uri`. */
