@@ -30,7 +30,16 @@ const SETTINGS: Setting[] = [
   { flag: "max-streams-per-key", env: "SIM_MAX_STREAMS_PER_KEY", kind: "number", help: "open event streams per key (default 10)", apply: (o, v) => (o.maxStreamsPerKey = v as number) },
   { flag: "public-url", env: "SIM_PUBLIC_URL", kind: "string", help: "base address for links in records (default: the address the caller used)", apply: (o, v) => (o.publicUrl = v as string) },
   { flag: "docs-dir", env: "SIM_DOCS_DIR", kind: "string", help: "folder served at /docs (default <repo>/site)", apply: (o, v) => (o.docsDir = v as string) },
-  { flag: "no-demo-data", env: "SIM_NO_DEMO_DATA", kind: "boolean", help: "start without the demo account's finished generations", apply: (o, v) => (o.demoData = !v) },
+  { flag: "no-demo-data", env: "SIM_NO_DEMO_DATA", kind: "boolean", help: "start without the demo data (finished generations, library folders and image, support welcome)", apply: (o, v) => (o.demoData = !v) },
+  { flag: "folder-limit", env: "SIM_FOLDER_LIMIT", kind: "number", help: "library folders per account (default 50); one more answers 409 folder_limit_reached", apply: (o, v) => (o.folderLimit = v as number) },
+  { flag: "upload-lifetime-days", env: "SIM_UPLOAD_LIFETIME_DAYS", kind: "number", help: "life of an uploaded file in simulated days, the asset's expires_at (default 30)", apply: (o, v) => (o.uploadLifetimeDays = v as number) },
+  {
+    flag: "subscription-form", env: "SIM_SUBSCRIPTION_FORM", kind: "string", help: "GET /v1/billing/subscription answers `record` (the record or null, default) or `wrapped` ({ subscription })",
+    apply: (o, v) => {
+      if (v !== "record" && v !== "wrapped") throw new Error(`--subscription-form (SIM_SUBSCRIPTION_FORM) is record or wrapped, got ${JSON.stringify(v)}`);
+      o.subscriptionForm = v;
+    },
+  },
   { flag: "log", env: "SIM_LOG", kind: "boolean", help: "log every request (Fastify's logger)", apply: (o, v) => (o.logger = v as boolean) },
 ];
 

@@ -22,7 +22,7 @@ export interface StorageReply {
 
 /** A PUT to a storage address, with exactly the headers given (and nothing of the API's). */
 export async function storagePut(url: string, headers: Record<string, string>, body: Uint8Array): Promise<StorageReply> {
-  const res = await fetch(url, { method: "PUT", headers, body });
+  const res = await fetch(url, { method: "PUT", headers, body: body as BodyInit });
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
