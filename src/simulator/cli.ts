@@ -14,6 +14,8 @@ interface Setting {
 }
 
 const limits = (o: SimulatorOptions) => (o.rateLimits ??= {});
+const session = (o: SimulatorOptions) => (o.session ??= {});
+const oauthOf = (o: SimulatorOptions) => (o.oauth ??= {});
 
 const SETTINGS: Setting[] = [
   { flag: "host", env: "SIM_HOST", kind: "string", help: "address to listen on (default 127.0.0.1)", apply: (o, v) => (o.host = v as string) },
@@ -40,6 +42,13 @@ const SETTINGS: Setting[] = [
       o.subscriptionForm = v;
     },
   },
+  { flag: "session-origins", env: "SIM_SESSION_ORIGINS", kind: "string", help: "origins allowed on mutating session-cookie requests besides the simulator's own, comma-separated, `*` for any (default: any loopback origin)", apply: (o, v) => (session(o).allowedOrigins = String(v).split(",").map((x) => x.trim()).filter(Boolean)) },
+  { flag: "session-quota", env: "SIM_SESSION_QUOTA", kind: "number", help: "requests per window of the session cookie's account-owned window (default: the account quota)", apply: (o, v) => (session(o).quota = v as number) },
+  { flag: "oauth-auto-consent", env: "SIM_OAUTH_AUTO_CONSENT", kind: "string", help: "GET /oauth/authorize consents at once as this account (scripts and tests; default off)", apply: (o, v) => (oauthOf(o).autoConsent = v as string) },
+  { flag: "oauth-access-seconds", env: "SIM_OAUTH_ACCESS_SECONDS", kind: "number", help: "OAuth access token lifetime in simulated seconds (default 3600)", apply: (o, v) => (oauthOf(o).accessTokenSeconds = v as number) },
+  { flag: "oauth-refresh-seconds", env: "SIM_OAUTH_REFRESH_SECONDS", kind: "number", help: "an unused OAuth refresh token expires after this many simulated seconds (default 2592000, 30 days)", apply: (o, v) => (oauthOf(o).refreshTokenSeconds = v as number) },
+  { flag: "oauth-grant-seconds", env: "SIM_OAUTH_GRANT_SECONDS", kind: "number", help: "absolute lifetime of an OAuth grant in simulated seconds (default 7776000, 90 days)", apply: (o, v) => (oauthOf(o).grantSeconds = v as number) },
+  { flag: "oauth-code-seconds", env: "SIM_OAUTH_CODE_SECONDS", kind: "number", help: "OAuth authorization code lifetime in simulated seconds (default 60)", apply: (o, v) => (oauthOf(o).codeSeconds = v as number) },
   { flag: "log", env: "SIM_LOG", kind: "boolean", help: "log every request (Fastify's logger)", apply: (o, v) => (o.logger = v as boolean) },
 ];
 
@@ -93,6 +102,8 @@ async function main(): Promise<void> {
       `  Events:     ${sim.url}/v1/events`,
       `  Control:    ${sim.url}/_sim/   (reset, clock, outcomes, keys, accounts)`,
       `  Docs:       ${sim.url}/docs/`,
+      `  Site:       ${sim.url}/site/sign-in   (session cookie gh_session; subscription actions)`,
+      `  OAuth:      ${sim.url}/.well-known/oauth-authorization-server`,
       `  Clock:      ${sim.hub.clock.speed}x   CORS: ${options.cors ? "open" : "closed"}`,
       "",
       "Demo API keys:",
