@@ -112,6 +112,17 @@ describe("the direct PUT to storage", () => {
     expect((await storagePut(t.url, h, PNG)).status).toBe(200);
   });
 
+  it("EP-1: storage answers plainly, never with a failure of its own: malformed paths, the bare prefix, other methods", async () => {
+    for (const [method, path] of [["PUT", "/storage/%E0%A4%A"], ["PUT", "/storage"], ["GET", "/storage/"], ["DELETE", "/storage/upl_x?signature=y"]] as const) {
+      const res = await fetch(sim.url + path, { method, headers: method === "PUT" ? { "content-type": "image/png" } : {}, body: method === "PUT" ? PNG : undefined });
+      expect(res.status, `${method} ${path}`).toBe(403);
+      expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+      expect(res.headers.get("x-request-id")).toBeTruthy();
+      expect(res.headers.get("ratelimit")).toBeNull();
+    }
+    expect(details(await sim.submit({ type: "upscale", image_url: `${sim.url}/v1/library/assets/%E0%A4%A/content`, scale: 2 }))).toEqual(["image_url:reference_unavailable"]);
+  });
+
   it("ST-7 UPL-7: a second PUT answers 412; the proxy then answers 409 duplicate_key_conflict", async () => {
     const t = (await ticket(sim, "image/png", PNG.length)).json;
     expect((await storagePut(t.url, t.headers, PNG)).status).toBe(200);

@@ -89,12 +89,20 @@ function uploadReference(hub: Hub, accountId: string, value: string, field: stri
   return { content_type: asset.content_type, bytes: asset.bytes };
 }
 
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function ownLink(ctx: Ctx, accountId: string, path: string, field: string): Found {
   const hub = ctx.hub;
   const gone = detail(field, "reference_unavailable", `${field} links to no file of this simulator`);
   let m = /^\/v1\/generations\/([^/]+)\/outputs\/([^/]+)\/(0|[1-9][0-9]{0,3})$/.exec(path);
   if (m) {
-    const gen = hub.state.generations.get(decodeURIComponent(m[1]!));
+    const gen = hub.state.generations.get(decoded(m[1]!));
     if (!gen || gen.deleted) return gone;
     if (gen.account_id !== accountId) return detail(field, "foreign_reference", `${field} links to a result of another account`);
     if (gen.status !== "DONE" || gen.output_kind !== m[2] || Number(m[3]) >= gen.output_count) return gone;
@@ -104,7 +112,7 @@ function ownLink(ctx: Ctx, accountId: string, path: string, field: string): Foun
   }
   m = /^\/v1\/library\/assets\/([^/]+)\/content$/.exec(path);
   if (m) {
-    const asset = library(hub).assets.get(decodeURIComponent(m[1]!));
+    const asset = library(hub).assets.get(decoded(m[1]!));
     if (!asset) return gone;
     if (asset.account_id !== accountId) return detail(field, "foreign_reference", `${field} links to a library file of another account`);
     if (!isLive(hub, asset)) return detail(field, "reference_unavailable", `${field} links to an uploaded file that has expired`);

@@ -25,8 +25,16 @@ function plain(ctx: Ctx, status: number, text: string, extra: Record<string, str
   };
 }
 
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 export function storageHandler(ctx: Ctx): BodyAnswer {
-  const reference = decodeURIComponent(ctx.path.slice(STORAGE_PREFIX.length));
+  const reference = decoded(ctx.path.slice(STORAGE_PREFIX.length)) ?? "";
   const hub = ctx.hub;
   const ticket = library(hub).tickets.get(reference);
   const signature = ctx.query.get("signature");
