@@ -151,9 +151,10 @@ describe("src/client/oauth against the simulator", () => {
   });
 
   it("OAUTH-3 OAUTH-12: a private_key_jwt client registered with its public key signs its token and revoke requests", async () => {
+    // The generated type of a JWK in `jwks.keys` is Record<string, never>: a real key needs a cast.
     const { publicKey, privateKey } = await generateKeyPair("ES256");
     const server = await discover(sim.url, { allowHttp: true, fetch: checkedFetch });
-    const client = await register(server, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [await exportJWK(publicKey)] } }, privateKey);
+    const client = await register(server, { redirect_uris: [REDIRECT], token_endpoint_auth_method: "private_key_jwt", jwks: { keys: [(await exportJWK(publicKey)) as never] } }, privateKey);
     const request = await authorizationUrl(server, client, { redirectUri: REDIRECT, scope: "me:read" });
     const tokens = await exchangeCode(server, client, request, await browserConsents(request.url));
     const store = new TokenStore(server, client, { storage: memoryStorage(tokens) });

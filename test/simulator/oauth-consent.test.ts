@@ -95,7 +95,7 @@ describe.runIf(executablePath)("OAuth consent in a browser", { timeout: 60_000 }
   });
 
   async function registerClient(metadata: Record<string, unknown>): Promise<oauth.Client> {
-    return oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, metadata, http));
+    return oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, metadata as Partial<oauth.Client>, http));
   }
 
   async function start(client: oauth.Client, redirectUri: string, scope: string) {

@@ -7,7 +7,7 @@
 // after the last await, in one synchronous step, so parallel requests cannot interleave
 // inside it (the parallel-refresh rule depends on that).
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JWTPayload } from "jose";
-import { schemaValidator, toDetails, validateChosen } from "../../../contract/index.ts";
+import { validateChosen } from "../../../contract/index.ts";
 import { baseHeaders, headerOf, type Ctx } from "../context.ts";
 import type { BodyAnswer, SimResponse } from "../exchange.ts";
 import type { Hub } from "../hub.ts";
@@ -254,21 +254,25 @@ export class TokenRoutes {
   // -------------------------------------------------------------------------
   // POST /oauth/revoke
 
+  // The contract gives revoke no 400: a request whose client cannot be identified (not
+  // a form, a parameter twice, no client_id or assertion) answers 401 invalid_client, and
+  // a missing token is an unknown one (200), as RFC 7009 answers an invalid token.
   revoke(ctx: Ctx): SimResponse {
     return this.#defer(ctx, async () => {
       const answer = (f: Failure) => oauthError(ctx, f.status, f.error, f.description) as BodyAnswer;
       const form = readForm(ctx);
-      if (isFailure(form)) return answer(form);
+      if (isFailure(form)) return answer(failure(401, "invalid_client", `The client cannot be identified: ${form.description}`));
       const secret = this.#refusedSecret(ctx, form);
       if (secret) return answer(secret);
-      const valid = schemaValidator("RevokeRequest");
-      if (!valid(form)) return answer(failure(400, "invalid_request", toDetails(valid.errors).map((d) => d.message).join("; ")));
+      if (form.client_id === undefined && form.client_assertion === undefined) {
+        return answer(failure(401, "invalid_client", "The client must identify itself: client_id (none) or client_assertion_type with client_assertion (private_key_jwt)."));
+      }
       const base = ctx.baseUrl;
       const client = await this.#client(ctx, form, [`${base}/oauth/revoke`, `${base}/oauth/token`, base]);
       if (isFailure(client)) return answer(client);
       // The state step: no await below.
       const s = this.s();
-      const value = form.token!;
+      const value = form.token ?? "";
       const refresh = s.refresh.get(value);
       if (refresh && refresh.client_id === client.client_id) {
         const grant = s.grants.get(refresh.grant_id);
