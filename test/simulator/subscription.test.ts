@@ -127,6 +127,16 @@ describe("refusals", () => {
     });
   }
 
+  it("W-8 ERR-2: another account's payment_id answers exactly like one never started", async () => {
+    const other = await signIn(sim, "acc_other");
+    const theirs = (await act("card-change", undefined, other)).json.payment_id;
+    const foreign = await act("card-change/complete", { payment_id: theirs });
+    const unknown = await act("card-change/complete", { payment_id: "pay_never_started" });
+    expect([foreign.status, foreign.json.error.code, foreign.json.error.message]).toEqual([unknown.status, unknown.json.error.code, unknown.json.error.message]);
+    // Their card change is untouched and still completes for them.
+    expect((await act("card-change/complete", { payment_id: theirs }, other)).status).toBe(200);
+  });
+
   it("ERR-2: plan_expired once the paid period of a cancelled subscription has ended (control: period_end_in_days)", async () => {
     await act("cancel");
     await setState({ period_end_in_days: 0 });
