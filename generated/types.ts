@@ -903,6 +903,8 @@ export interface components {
             key_id: string;
             /** @description Scopes the credential holds. */
             scopes: components["schemas"]["Scope"][];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * ErrorCode
@@ -930,6 +932,8 @@ export interface components {
             limit?: unknown;
             /** @description Rate-limit refusals only: the current count against the limit. */
             current?: unknown;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * ErrorEnvelope
@@ -948,7 +952,11 @@ export interface components {
                 details?: components["schemas"]["ErrorDetail"][];
                 /** @description Sent with `rate_limited` refusals of minute windows, beside the `Retry-After` header and with the same number of seconds. The seed names the field without placing it; this contract places it in `error`. */
                 retry_after_seconds?: number;
+            } & {
+                [key: string]: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         /**
          * Centicredits
@@ -979,6 +987,8 @@ export interface components {
                 submissions?: unknown;
                 concurrency?: unknown;
             };
+        } & {
+            [key: string]: unknown;
         };
         /**
          * GenerationType
@@ -1012,6 +1022,8 @@ export interface components {
             default_prompt_expansion?: components["schemas"]["PromptExpansion"];
             /** @description Whether `seed` is accepted. */
             has_seed?: boolean;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * PageCursor
@@ -1046,6 +1058,8 @@ export interface components {
             slug: string;
             /** @description Language the article was written in. */
             lang: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * NoNextPage
@@ -1093,6 +1107,8 @@ export interface components {
             /** @description Present once a refund applies; can appear when a late result turns a FAILED generation into DONE. */
             refunded?: unknown;
             error?: components["schemas"]["GenerationFailure"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * GenerationPage
@@ -1343,6 +1359,8 @@ export interface components {
         GenerationReportReply: {
             support_request_id: unknown;
             message_id: unknown;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * GenerationStatusChanged
@@ -1361,6 +1379,8 @@ export interface components {
              * @description When the transition was recorded.
              */
             updated_at: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * StreamReset
@@ -1377,6 +1397,8 @@ export interface components {
              * @constant
              */
             catch_up: "/v1/generations/status";
+        } & {
+            [key: string]: unknown;
         };
         /**
          * EventFrame
@@ -1418,6 +1440,8 @@ export interface components {
                 /** @description Amount added on top. */
                 surcharge_cc: components["schemas"]["Centicredits"];
             };
+        } & {
+            [key: string]: unknown;
         };
         /**
          * AssetRecord
@@ -1432,6 +1456,8 @@ export interface components {
             expires_at?: string;
             /** @description Content link pointing at `GET /v1/library/assets/{id}/content`. */
             output_urls?: string[];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * AssetPage
@@ -1459,6 +1485,8 @@ export interface components {
             id: string;
             name: components["schemas"]["FolderName"];
             position: components["schemas"]["FolderPosition"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * FolderList
@@ -1529,6 +1557,8 @@ export interface components {
             reference: string;
             /** @description Expiry of the signature only, not of the file. */
             expires_at: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * UploadCompletion
@@ -1537,6 +1567,8 @@ export interface components {
         UploadCompletion: {
             reference: string;
             bytes_stored: number;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * CreditTransaction
@@ -1549,6 +1581,8 @@ export interface components {
             generation_id: string | null;
             /** @description Closed machine vocabulary derived from the internal ledger; null when none applies. */
             reason: string | null;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * CreditTransactionPage
@@ -1571,6 +1605,8 @@ export interface components {
             currency?: string;
             next_payment_at?: unknown;
             cancelled_at?: unknown;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * SubscriptionRead
@@ -1590,6 +1626,8 @@ export interface components {
             text: string;
             images?: unknown[];
             client_msg_id?: components["schemas"]["ClientMessageId"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * SupportThread
@@ -1612,6 +1650,8 @@ export interface components {
         /** SubscriptionResumeReply */
         SubscriptionResumeReply: {
             next_pay_date: unknown;
+        } & {
+            [key: string]: unknown;
         };
         /** SubscriptionCancelRequest */
         SubscriptionCancelRequest: {
@@ -1623,6 +1663,8 @@ export interface components {
             plan_ends_at: unknown;
             /** @description The plan is already extended by a newer subscription. */
             superseded: boolean;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * CardChangeReply
@@ -1630,6 +1672,8 @@ export interface components {
          */
         CardChangeReply: {
             payment_id: string;
+        } & {
+            [key: string]: unknown;
         };
         /** CardChangeCompleteRequest */
         CardChangeCompleteRequest: {
@@ -1643,6 +1687,8 @@ export interface components {
             resumed: boolean;
             /** @description Result of paying the overdue period. */
             charge: unknown;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * TokenEndpointAuthMethod
@@ -1678,6 +1724,8 @@ export interface components {
             scopes_supported?: components["schemas"]["Scope"][];
             /** @description The support flag for client ID metadata documents (name as in the IETF OAuth client ID metadata document draft). */
             client_id_metadata_document_supported: boolean;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * ProtectedResourceMetadata
@@ -1693,6 +1741,8 @@ export interface components {
             scopes_supported: components["schemas"]["Scope"][];
             /** @description The `Authorization` header is the only place a key or token is accepted. */
             bearer_methods_supported: "header"[];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * ClientAuthentication
@@ -1769,6 +1819,8 @@ export interface components {
             refresh_token?: string;
             /** @description Space-separated: what the user really granted. */
             scope: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * OAuthError
@@ -1885,6 +1937,8 @@ export interface components {
             jwks_uri?: components["schemas"]["HttpsUrl"];
             client_secret?: never;
             registration_access_token?: never;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * ClientMetadataDocument
