@@ -1895,7 +1895,9 @@ export interface components {
          * @description A JSON Web Key Set (RFC 7517) with the client's public keys.
          */
         Jwks: {
-            keys: Record<string, never>[];
+            keys: {
+                [key: string]: unknown;
+            }[];
         };
         /**
          * HttpsUrl
@@ -2378,7 +2380,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description There is no active plan to cancel. (Codes assigned to this action by their meaning.) */
+        /** @description The body is not valid, or there is no active plan to cancel. (Codes assigned to this action by their meaning.) */
         CancelRefused: {
             headers: {
                 "X-Request-Id": components["headers"]["XRequestId"];
@@ -2538,6 +2540,15 @@ export interface components {
         };
         /** @description An OAuth error (RFC 6749 form) `invalid_client`; the client was not found or its signature failed. */
         ClientError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OAuthError"];
+            };
+        };
+        /** @description A malformed revocation request (RFC 7009 section 2.2.1, in the RFC 6749 error form), for example without `token`. An unknown or already revoked token is not an error: it answers 200. */
+        RevokeError: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2817,6 +2828,7 @@ export type ResponseAuthServerInternalError = components['responses']['AuthServe
 export type ResponseAuthServerServiceUnavailable = components['responses']['AuthServerServiceUnavailable'];
 export type ResponseTokenError = components['responses']['TokenError'];
 export type ResponseClientError = components['responses']['ClientError'];
+export type ResponseRevokeError = components['responses']['RevokeError'];
 export type ResponseRegistrationError = components['responses']['RegistrationError'];
 export type ParameterXRequestId = components['parameters']['XRequestId'];
 export type ParameterAcceptLanguage = components['parameters']['AcceptLanguage'];
@@ -4199,6 +4211,7 @@ export interface operations {
             };
         };
         responses: {
+            400: components["responses"]["InvalidRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ForbiddenWrite"];
             409: components["responses"]["CardChangeCompleteConflict"];
@@ -4396,6 +4409,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["RevokeError"];
             401: components["responses"]["ClientError"];
             413: components["responses"]["AuthServerRequestTooLarge"];
             500: components["responses"]["AuthServerInternalError"];

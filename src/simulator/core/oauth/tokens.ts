@@ -270,9 +270,11 @@ export class TokenRoutes {
       const base = ctx.baseUrl;
       const client = await this.#client(ctx, form, [`${base}/oauth/revoke`, `${base}/oauth/token`, base]);
       if (isFailure(client)) return answer(client);
+      // RFC 7009 section 2.2.1: a request without the token is malformed (an unknown token is not).
+      if (!form.token) return answer(failure(400, "invalid_request", "The request has no token to revoke."));
       // The state step: no await below.
       const s = this.s();
-      const value = form.token ?? "";
+      const value = form.token;
       const refresh = s.refresh.get(value);
       if (refresh && refresh.client_id === client.client_id) {
         const grant = s.grants.get(refresh.grant_id);
