@@ -11,35 +11,12 @@ import { buildDocsSite } from "../../src/docs/build.ts";
 import { REQUIRED_GUIDES } from "../../src/docs/guides.ts";
 import { REFERENCE_PAGE, referenceOperations } from "../../src/docs/routes.ts";
 import { at } from "../../scripts/lib/paths.ts";
-import { CHROMIUM_ARGS, chromiumPath, serveSite, type StaticSite } from "./support.ts";
+import { serveSite, type StaticSite } from "./support.ts";
+import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
 
-const executablePath = chromiumPath();
-const inCI = Boolean(process.env.CI);
+const executablePath = chromiumFor("browser check of the docs", "test/docs/browser.test.ts");
 const SCREENSHOT = at("test-results/docs/operation-submitGeneration.png");
 
-if (!executablePath) {
-  const line = "=".repeat(78);
-  console.warn(
-    `\n${line}\nBROWSER CHECK OF THE DOCS DID NOT RUN: no Chromium at /usr/bin/chromium (or CHROMIUM_PATH).\n` +
-      `Install it with \`apt-get install -y chromium\` to run test/docs/browser.test.ts.` +
-      `${inCI ? "\nCI is set: this is a failure." : ""}\n${line}\n`,
-  );
-}
-
-if (!executablePath) {
-  describe("docs in a browser", () => {
-    if (inCI) {
-      it("Chromium is installed in CI (the browser check must run there)", () => {
-        throw new Error("Chromium is missing in CI: install it (apt-get install -y chromium) so the docs browser check runs");
-      });
-    } else {
-      it.skip("DID NOT RUN: Chromium is not installed (apt-get install -y chromium)", () => {});
-    }
-  });
-}
-
-// Route changes take Redoc a few hundred milliseconds each on a 2-core machine: the tests
-// that walk every operation get a budget well above vitest's default.
 describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), "docs-browser-test-"));
   const dir = join(work, "site");

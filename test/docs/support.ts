@@ -56,21 +56,3 @@ export async function serveSite(dir: string, mount = "/docs/"): Promise<StaticSi
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
-/** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH, when set, is the only candidate. */
-export function chromiumPath(): string | undefined {
-  const candidates = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-  return candidates.find((p) => existsSync(p));
-}
-
-/** Flags for a headless Chromium on a closed network (see the toolchain notes). */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];

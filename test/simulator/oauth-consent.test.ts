@@ -12,29 +12,10 @@ import * as oauth from "oauth4webapi";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
-import { CHROMIUM_ARGS, chromiumPath } from "../docs/support.ts";
+import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
 import { startSim, type Sim } from "./support/harness.ts";
 
-const executablePath = chromiumPath();
-const inCI = Boolean(process.env.CI);
-
-if (!executablePath) {
-  const line = "=".repeat(78);
-  console.warn(
-    `\n${line}\nBROWSER CHECK OF THE OAUTH CONSENT SCREEN DID NOT RUN: no Chromium at /usr/bin/chromium (or CHROMIUM_PATH).\n` +
-      `Install it with \`apt-get install -y chromium\` to run test/simulator/oauth-consent.test.ts.` +
-      `${inCI ? "\nCI is set: this is a failure." : ""}\n${line}\n`,
-  );
-  describe("OAuth consent in a browser", () => {
-    if (inCI) {
-      it("Chromium is installed in CI (the consent screen check must run there)", () => {
-        throw new Error("Chromium is missing in CI: install it (apt-get install -y chromium) so the OAuth consent browser check runs");
-      });
-    } else {
-      it.skip("DID NOT RUN: Chromium is not installed (apt-get install -y chromium)", () => {});
-    }
-  });
-}
+const executablePath = chromiumFor("browser check of the OAuth consent screen", "test/simulator/oauth-consent.test.ts");
 
 describe.runIf(executablePath)("OAuth consent in a browser", { timeout: 60_000 }, () => {
   let sim: Sim;
