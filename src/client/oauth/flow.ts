@@ -4,6 +4,7 @@
 // flow with PKCE (S256) and refresh tokens exists on this server.
 import * as oauth from "oauth4webapi";
 import type { ClientMetadataDocument, ClientRegistrationRequest, Scope } from "../../../generated/types.ts";
+import { checkClientMetadata, checkMetadataDocument } from "./metadata.ts";
 
 export type OAuthFetch = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -58,33 +59,27 @@ export async function discover(baseUrl: string, options: OAuthHttpOptions = {}):
 
 /**
  * The client ID metadata document to publish at `doc.client_id` (the preferred way to
- * get a client_id). Checks what a client can check before publishing: the address is
- * https without a fragment, every redirect address is https or loopback http, and
- * `jwks` and `jwks_uri` are not both given.
+ * get a client_id), returned unchanged once it keeps every rule the authorization server
+ * checks: the address (https, a host that is not loopback or internal, a path without
+ * `.`/`..` segments, no fragment or userinfo, all on the string as given, which is the
+ * client_id byte for byte), no client secret, every URL field https, the redirect
+ * address rules, and `jwks` or `jwks_uri` (never both; one for `private_key_jwt`).
+ * Throws `ClientMetadataError` naming the field.
  */
 export function clientMetadataDocument(doc: ClientMetadataDocument): ClientMetadataDocument {
-  const id = new URL(doc.client_id);
-  if (id.protocol !== "https:" || id.hash || id.username || id.password) throw new TypeError("client_id must be an https address without fragment or userinfo");
-  for (const uri of doc.redirect_uris) checkRedirect(uri);
-  if ((doc as { jwks?: unknown }).jwks !== undefined && (doc as { jwks_uri?: unknown }).jwks_uri !== undefined) throw new TypeError("Give jwks or jwks_uri, never both");
+  checkMetadataDocument(doc as unknown as Record<string, unknown>);
   return doc;
-}
-
-function checkRedirect(uri: string): void {
-  const u = new URL(uri);
-  const loopback = ["localhost", "127.0.0.1", "[::1]"].includes(u.hostname);
-  if (u.hash) throw new TypeError(`Redirect address ${uri} has a fragment`);
-  if (u.protocol !== "https:" && !(u.protocol === "http:" && loopback)) throw new TypeError(`Redirect address ${uri} must be https, or http on a loopback host`);
 }
 
 /** A client identified by its metadata document address (a public `none` client unless a key is given). */
 export function documentClient(doc: ClientMetadataDocument, privateKey?: CryptoKey): HubOAuthClient {
+  checkMetadataDocument(doc as unknown as Record<string, unknown>);
   return clientOf({ client_id: doc.client_id, token_endpoint_auth_method: doc.token_endpoint_auth_method ?? "none" }, privateKey);
 }
 
 /** Registers a client through `POST /oauth/register` (RFC 7591); no client secret is ever issued. */
 export async function register(server: HubOAuthServer, metadata: ClientRegistrationRequest, privateKey?: CryptoKey): Promise<HubOAuthClient> {
-  for (const uri of metadata.redirect_uris) checkRedirect(uri);
+  checkClientMetadata(metadata as unknown as Record<string, unknown>);
   const response = await oauth.dynamicClientRegistrationRequest(server.as, metadata as Partial<oauth.Client>, server.http);
   const client = await oauth.processDynamicClientRegistrationResponse(response);
   return clientOf(client, privateKey);

@@ -17,4 +17,5 @@ export {
   type OAuthHttpOptions,
   type TokenSet,
 } from "./flow.ts";
+export { ClientMetadataError } from "./metadata.ts";
 export { memoryStorage, OAuthGrantError, TokenStore, type TokenStorage, type TokenStoreOptions } from "./token-store.ts";
