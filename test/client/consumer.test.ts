@@ -1,17 +1,27 @@
 // The package as another project gets it: build, `npm pack`, install the tarball into a
 // fresh project in a temporary folder (dependencies from the npm registry), compile a
 // strict TypeScript consumer against it (browser libraries only, no Node types, the
-// package's own declarations checked too), then run it on Node against the simulator.
-import { execFileSync } from "node:child_process";
+// package's own declarations checked too), then run it on Node against the simulator:
+// submit, follow, page and read back with an API key; sign in with the OAuth entry point
+// (metadata document and registration, PKCE, auto-consent, exchange, rotation, revoke),
+// upload both ways and submit the references with the token. Every exchange of the
+// consumer is recorded beneath it (consumer/run.js.txt) and every answer checked against
+// the contract: API and OAuth answers by `checkAnswer`, stream frames as `EventFrame`,
+// storage PUTs for exactly the ticket's headers.
+import { execFile, execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createParser } from "eventsource-parser";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
+import { checkAnswer, matchOperation, schemaValidator } from "../../src/contract/index.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.ts";
 
 let project: string;
-let sim: RunningSimulator | undefined;
+/** What tsc printed compiling the consumer (empty when it compiled cleanly). */
+let compiled = "";
+const sims: RunningSimulator[] = [];
 const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
 
 beforeAll(() => {
@@ -41,11 +51,16 @@ beforeAll(() => {
     }),
   );
   copyFileSync(at("test/client/consumer/consumer.ts.txt"), join(project, "consumer.ts"));
-  writeFileSync(join(project, "run.js"), 'import { main } from "./build/consumer.js";\nconsole.log(JSON.stringify(await main(process.argv[2])));\n');
-}, 300_000);
+  copyFileSync(at("test/client/consumer/run.js.txt"), join(project, "run.js"));
+  try {
+    compiled = run(process.execPath, [at("node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project);
+  } catch (error) {
+    compiled = String((error as { stdout?: string }).stdout || error);
+  }
+}, 420_000);
 
 afterAll(async () => {
-  await sim?.close();
+  await Promise.all(sims.map((s) => s.close()));
   if (project) rmSync(project, { recursive: true, force: true });
 });
 
@@ -60,25 +75,159 @@ describe("consumer project", () => {
   });
 
   it("SUB-0 ERR-1: a strict TypeScript consumer compiles against the installed package", () => {
-    let output = "";
-    try {
-      output = run(process.execPath, [at("node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project);
-    } catch (error) {
-      output = String((error as { stdout?: string }).stdout ?? error);
-    }
-    expect(output).toBe("");
-  }, 120_000);
+    expect(compiled).toBe("");
+  });
 
   it("SUB-1 ST-5 PAGE-1 BATCH-1 EVT-11: the consumer submits, follows, pages and reads back against the simulator", async () => {
-    sim = await startSimulator({ port: 0, clockSpeed: 100 });
-    const out = await new Promise<string>((resolve, reject) => {
-      import("node:child_process").then(({ execFile }) =>
-        execFile(process.execPath, ["run.js", sim!.url], { cwd: project, timeout: 60_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))),
-      );
-    });
-    const report = JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, unknown>;
+    const sim = await simulator({ clockSpeed: 100 });
+    const { report, exchanges } = await consume(sim, "main");
     expect(report).toMatchObject({ submitted: 202, final: "DONE", caughtUp: 1, refusal: "payment_required", schemaTitle: "GenerationRecord", interfaceVersion: "1.0.0" });
     expect(report.followed).toEqual(["QUEUED", "PENDING", "RUNNING", "DONE"]);
     expect(report.paged).toBeGreaterThanOrEqual(1);
+    expect(violations(sim, exchanges)).toEqual([]);
+    expect(exchanges.some((e) => e.stream && e.body.includes("generation.status_changed"))).toBe(true);
+  }, 120_000);
+
+  it("OAUTH-4 OAUTH-8 OAUTH-10 OAUTH-12 OAUTH-13 OAUTH-14 OAUTH-15 OAUTH-17 UPL-7 UPL-8: the consumer signs in with the OAuth entry point, uploads both ways and submits the references with the token", async () => {
+    // The real clock: the parallel-refresh window (10 s) and the code lifetime hold as on the hub.
+    const sim = await simulator({ oauth: { autoConsent: "acc_demo" } });
+    const { report, exchanges } = await consume(sim, "oauth", at("src/simulator/assets/image.png"));
+    const png = readFileSync(at("src/simulator/assets/image.png"));
+    expect(report).toMatchObject({
+      channel: "oauth",
+      granted: "me:read uploads:write generations:write generations:read",
+      submitted: 202,
+      rotated: true,
+      usedRefreshToken: "invalid_grant",
+      refreshedAfterRefusal: true,
+      revokedRefreshToken: "invalid_grant",
+      registered: expect.stringMatching(/^cli_/),
+    });
+    expect(violations(sim, exchanges)).toEqual([]);
+
+    const path = (e: Exchange) => new URL(e.url).pathname;
+    const routes = exchanges.filter((e) => !path(e).startsWith("/_sim/")).map((e) => `${e.method} ${path(e).replace(/^\/storage\/.*/, "/storage/…").replace(/^\/v1\/generations\/gen_[^/]+$/, "/v1/generations/{id}")} ${e.status}`);
+    expect(routes).toEqual([
+      "GET /.well-known/oauth-authorization-server 200",
+      "GET /.well-known/oauth-protected-resource/v1 200",
+      "GET /oauth/authorize 303",
+      "POST /oauth/token 200",
+      "GET /v1/whoami 200",
+      "POST /v1/uploads 200",
+      "PUT /storage/… 200",
+      "POST /v1/uploads 200",
+      "PUT /v1/uploads/content 200",
+      "POST /v1/generations 202",
+      "GET /v1/generations/{id} 200",
+      "POST /oauth/token 200",
+      "POST /oauth/token 400",
+      "POST /oauth/revoke 200",
+      "GET /v1/me 401",
+      "POST /oauth/token 200",
+      "GET /v1/me 200",
+      "POST /oauth/revoke 200",
+      "POST /oauth/token 400",
+      "POST /oauth/register 201",
+      "GET /oauth/authorize 303",
+      "POST /oauth/token 200",
+      "GET /v1/me 200",
+    ]);
+    // The client's requests: the document's address as client_id, the bearer token on /v1 only.
+    const authorize = new URL(exchanges.find((e) => path(e) === "/oauth/authorize")!.url);
+    expect(authorize.searchParams.get("client_id")).toBe("https://consumer.example/oauth/client.json");
+    expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
+    for (const e of exchanges.filter((x) => path(x).startsWith("/v1/"))) expect(e.requestHeaders.authorization, `${e.method} ${path(e)}`).toMatch(/^Bearer gho_/);
+    for (const e of exchanges.filter((x) => !path(x).startsWith("/v1/"))) expect(e.requestHeaders.authorization, `${e.method} ${path(e)}`).toBeUndefined();
+
+    // Both uploads return the ticket's reference, and the submit names both.
+    const tickets = exchanges.filter((e) => e.method === "POST" && path(e) === "/v1/uploads").map((e) => JSON.parse(e.body) as { reference: string; url: string });
+    expect(report.uploads).toEqual([
+      { via: "direct", reference: tickets[0]!.reference },
+      { via: "proxy", reference: tickets[1]!.reference, bytesStored: png.length },
+    ]);
+    const storage = exchanges.find((e) => path(e).startsWith("/storage/"))!;
+    expect(storage.url).toBe(tickets[0]!.url);
+    const submit = exchanges.find((e) => e.method === "POST" && path(e) === "/v1/generations")!;
+    expect(JSON.parse(submit.requestBody!).image_urls).toEqual([tickets[0]!.reference, tickets[1]!.reference]);
+    expect(report.readBack).toEqual(expect.any(String));
+    // The uploaded files are in the account's library.
+    const library = await fetch(`${sim.url}/v1/library/assets?limit=100`, { headers: { authorization: "Bearer ghk_demo_full" } });
+    const listed = await library.text();
+    expect(checkAnswer(matchOperation("GET", "/v1/library/assets")!.operation, { status: library.status, headers: library.headers, body: listed })).toEqual([]);
+    const refs = (JSON.parse(listed) as { data: { reference: string }[] }).data.map((a) => a.reference);
+    expect(refs).toEqual(expect.arrayContaining(tickets.map((t) => t.reference)));
   }, 120_000);
 });
+
+interface Exchange {
+  method: string;
+  url: string;
+  requestHeaders: Record<string, string>;
+  requestBody?: string;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  stream: boolean;
+}
+
+async function simulator(options: Parameters<typeof startSimulator>[0]): Promise<RunningSimulator> {
+  const sim = await startSimulator({ port: 0, ...options });
+  sims.push(sim);
+  return sim;
+}
+
+/** Runs the compiled consumer in its own Node process; answers its report and the exchanges recorded beneath it. */
+async function consume(sim: RunningSimulator, mode: "main" | "oauth", ...args: string[]): Promise<{ report: Record<string, unknown>; exchanges: Exchange[] }> {
+  const transcript = join(project, `transcript-${mode}.json`);
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(process.execPath, ["run.js", sim.url, mode, transcript, ...args], { cwd: project, timeout: 60_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))),
+  );
+  return { report: JSON.parse(out.trim().split("\n").at(-1)!) as Record<string, unknown>, exchanges: JSON.parse(readFileSync(transcript, "utf8")) as Exchange[] };
+}
+
+/**
+ * Every way the recorded answers depart from the contract: API and OAuth answers by
+ * `checkAnswer`, each stream frame as an `EventFrame`; storage PUTs (outside the contract:
+ * the seed's direct PUT) must carry exactly the ticket's headers and no credentials.
+ * Control routes (`/_sim/`) are the test's stand-ins and are not judged.
+ */
+function violations(sim: RunningSimulator, exchanges: Exchange[]): string[] {
+  const found: string[] = [];
+  const origin = new URL(sim.url).origin;
+  const frame = schemaValidator("EventFrame");
+  const tickets = exchanges.filter((e) => e.method === "POST" && e.url.endsWith("/v1/uploads") && e.status === 200).map((e) => JSON.parse(e.body) as { url: string; headers: Record<string, string> });
+  for (const e of exchanges) {
+    const url = new URL(e.url);
+    const where = `${e.method} ${url.pathname} ${e.status}`;
+    if (url.origin !== origin) found.push(`${where}: a request outside the simulator (${url.origin})`);
+    if (url.pathname.startsWith("/_sim/")) continue;
+    if (url.pathname.startsWith("/storage/")) {
+      const ticket = tickets.find((t) => t.url === e.url);
+      const lower = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k.toLowerCase(), v]));
+      if (!ticket) found.push(`${where}: no ticket signed this address`);
+      else if (JSON.stringify(Object.entries(lower(e.requestHeaders)).sort()) !== JSON.stringify(Object.entries(lower(ticket.headers)).sort())) found.push(`${where}: sent ${JSON.stringify(e.requestHeaders)}, the ticket signed ${JSON.stringify(ticket.headers)}`);
+      if (e.status !== 200) found.push(`${where}: storage refused the PUT`);
+      continue;
+    }
+    const matched = matchOperation(e.method, url.pathname);
+    if (!matched) {
+      found.push(`${where}: not an operation of the contract`);
+      continue;
+    }
+    for (const v of checkAnswer(matched.operation, { status: e.status, headers: new Headers(e.headers), body: e.stream ? "" : e.body })) found.push(`${where}: ${v.where}: ${v.message}`);
+    if (!e.stream) continue;
+    const parser = createParser({
+      onEvent: (event) => {
+        let data: unknown;
+        try {
+          data = JSON.parse(event.data);
+        } catch {
+          return void found.push(`${where}: frame ${event.id}: data is not JSON`);
+        }
+        if (!frame({ event: event.event ?? "message", id: event.id, data })) found.push(`${where}: frame ${event.id}: ${JSON.stringify(frame.errors?.[0])}`);
+      },
+    });
+    parser.feed(e.body);
+  }
+  return found;
+}
