@@ -125,14 +125,18 @@ export class GenerationEngine {
     const step = gen.steps[0];
     if (!step || gen.deleted) return;
     gen.next_at = this.hub.clock.now() + step.afterMs;
-    gen.pending = this.hub.clock.at(gen.next_at, () => {
-      gen.pending = null;
-      gen.next_at = null;
-      gen.steps.shift();
-      this.#apply(gen, step);
-      this.#scheduleNext(gen);
-    });
+    gen.pending = this.hub.clock.at(gen.next_at, this.#move, gen);
   }
+
+  // One function for every scheduled move (no closure per move). `steps` is only ever
+  // replaced together with a reschedule, so its head is the move this task was made for.
+  readonly #move = (gen: Generation): void => {
+    gen.pending = null;
+    gen.next_at = null;
+    const step = gen.steps.shift();
+    if (step) this.#apply(gen, step);
+    this.#scheduleNext(gen);
+  };
 
   #apply(gen: Generation, step: Step): void {
     if (gen.deleted) return;

@@ -8,21 +8,34 @@ import { canonicalJson } from "./util.ts";
 export const IDEMPOTENCY_KEY_MAX = 255;
 
 export type Lookup =
-  | { kind: "new"; remember: (gen: Generation) => void }
+  | { kind: "new" }
   | { kind: "replay"; generation: Generation }
   | { kind: "conflict" };
 
+// Shared answers: a lookup allocates nothing unless the key comes back.
+const NEW: Lookup = { kind: "new" };
+const CONFLICT: Lookup = { kind: "conflict" };
+
 /**
- * `text` is the body as received: it is stored as is, and bodies are brought to their
- * canonical form only when a key comes back (most keys never do).
+ * `text` is the body as received: it is stored as is (`remember`), and bodies are
+ * brought to their canonical form only when a key comes back (most keys never do).
  */
 export function lookup(state: HubState, accountId: string, key: string, body: unknown, text: string): Lookup {
-  const slot = `${accountId}\n${key}`;
-  const stored = state.idempotency.get(slot);
-  if (!stored) return { kind: "new", remember: (gen) => state.idempotency.set(slot, { body: text, generation_id: gen.id }) };
+  const stored = state.idempotency.get(accountId)?.get(key);
+  if (!stored) return NEW;
   const generation = state.generations.get(stored.generation_id);
   const same = stored.body === text || sameJson(stored.body, body);
-  return same && generation ? { kind: "replay", generation } : { kind: "conflict" };
+  return same && generation ? { kind: "replay", generation } : CONFLICT;
+}
+
+/** Stores the accepted body under the key, after a lookup answered `new`. */
+export function remember(state: HubState, accountId: string, key: string, text: string, gen: Generation): void {
+  let keys = state.idempotency.get(accountId);
+  if (!keys) {
+    keys = new Map();
+    state.idempotency.set(accountId, keys);
+  }
+  keys.set(key, { body: text, generation_id: gen.id });
 }
 
 function sameJson(storedText: string, body: unknown): boolean {

@@ -110,8 +110,8 @@ export interface HubState {
   generations: Map<string, Generation>;
   /** Per account, in creation order (oldest first). */
   by_account: Map<string, Generation[]>;
-  /** By `<account>\n<Idempotency-Key>`. */
-  idempotency: Map<string, IdempotencyEntry>;
+  /** By account, then by `Idempotency-Key`. */
+  idempotency: Map<string, Map<string, IdempotencyEntry>>;
   ledger: LedgerEntry[];
   /** By `<account>\n<client_msg_id>` and by support request id. */
   reports: Map<string, ReportRecord>;

@@ -51,46 +51,50 @@ export function checkSubmit(body: unknown, models: readonly ModelDef[], account:
   return { type: t, model: found, body: request };
 }
 
+// A module function, not a closure per call (the dev runner names every closure it makes).
+function add(out: Detail[], field: string, reason: string, message: string): void {
+  out.push({ field, reason, message });
+}
+
 function modelDetails(model: ModelDef, body: Record<string, unknown>): Detail[] {
   const c = model.constraints;
   const out: Detail[] = [];
-  const add = (field: string, reason: string, message: string) => out.push({ field, reason, message });
   if (typeof body.prompt === "string" && body.prompt.length > model.prompt_limit) {
-    add("prompt", "prompt_too_long", `prompt is longer than the model's limit of ${model.prompt_limit} characters`);
+    add(out, "prompt", "prompt_too_long", `prompt is longer than the model's limit of ${model.prompt_limit} characters`);
   }
   if (typeof body.duration === "number" && c.durations && !c.durations.includes(body.duration)) {
-    add("duration", "unsupported_duration", `duration must be one of ${c.durations.join(", ")}`);
+    add(out, "duration", "unsupported_duration", `duration must be one of ${c.durations.join(", ")}`);
   }
   if (typeof body.resolution === "string" && c.resolutions && !c.resolutions.includes(body.resolution)) {
-    add("resolution", "unsupported_resolution", `resolution must be one of ${c.resolutions.join(", ")}`);
+    add(out, "resolution", "unsupported_resolution", `resolution must be one of ${c.resolutions.join(", ")}`);
   }
   if (typeof body.aspect === "string" && c.aspects && !c.aspects.includes(body.aspect)) {
-    add("aspect", "unsupported_aspect", `aspect must be one of ${c.aspects.join(", ")}`);
+    add(out, "aspect", "unsupported_aspect", `aspect must be one of ${c.aspects.join(", ")}`);
   }
   if (typeof body.n_variants === "number" && body.n_variants > (c.max_variants ?? 1)) {
-    add("n_variants", "unsupported_n_variants", `the model renders at most ${c.max_variants ?? 1} outputs`);
+    add(out, "n_variants", "unsupported_n_variants", `the model renders at most ${c.max_variants ?? 1} outputs`);
   }
   if (typeof body.quality === "string" && !(c.qualities ?? []).includes(body.quality)) {
-    add("quality", "unsupported_quality", c.qualities ? `quality must be one of ${c.qualities.join(", ")}` : "the model has no quality axis");
+    add(out, "quality", "unsupported_quality", c.qualities ? `quality must be one of ${c.qualities.join(", ")}` : "the model has no quality axis");
   }
   if (body.background === "transparent" && !c.transparency) {
-    add("background", "transparency_not_supported", "the model cannot render a transparent background");
+    add(out, "background", "transparency_not_supported", "the model cannot render a transparent background");
   }
   if (typeof body.scale === "number" && c.scales && !c.scales.includes(body.scale)) {
-    add("scale", "unsupported_scale", `scale must be one of ${c.scales.join(", ")}`);
+    add(out, "scale", "unsupported_scale", `scale must be one of ${c.scales.join(", ")}`);
   }
   const images = Array.isArray(body.image_urls) ? body.image_urls.length : 0;
   if (c.min_images && images < c.min_images) {
-    add("image_urls", "image_required", `the model needs at least ${c.min_images} reference image(s)`);
+    add(out, "image_urls", "image_required", `the model needs at least ${c.min_images} reference image(s)`);
   }
   if (images > (c.max_images ?? 0)) {
-    add("image_urls", "too_many_images", `the model accepts at most ${c.max_images ?? 0} reference image(s)`);
+    add(out, "image_urls", "too_many_images", `the model accepts at most ${c.max_images ?? 0} reference image(s)`);
   }
   if (typeof body.prompt_expansion === "string" && !model.prompt_expansion_modes.includes(body.prompt_expansion)) {
-    add("prompt_expansion", "not_available", `prompt_expansion must be one of ${model.prompt_expansion_modes.join(", ")}`);
+    add(out, "prompt_expansion", "not_available", `prompt_expansion must be one of ${model.prompt_expansion_modes.join(", ")}`);
   }
   if (body.seed !== undefined && !model.has_seed) {
-    add("seed", "not_available", "the model does not publish has_seed");
+    add(out, "seed", "not_available", "the model does not publish has_seed");
   }
   return out;
 }

@@ -21,38 +21,46 @@ function randomBytes(n: number): Uint8Array {
  */
 export class IdMaker {
   #lastTime = -1;
-  #lastRandom: number[] = [];
-  #head = "";
+  /** Character codes of the 10 time and 16 random characters of the last id. */
+  #codes: number[] = new Array<number>(26).fill(48);
+  #random = new Uint8Array(16);
 
   next(prefix: string, time: number): string {
+    const codes = this.#codes;
     if (time <= this.#lastTime) {
       this.#increment();
     } else {
       this.#lastTime = time;
-      this.#lastRandom = Array.from(randomBytes(16), (b) => b & 31);
+      const bytes = randomBytes(16);
+      for (let i = 0; i < 16; i++) this.#random[i] = bytes[i]! & 31;
       let t = time;
-      let head = "";
-      for (let i = 0; i < 10; i++) {
-        head = CROCKFORD[t % 32] + head;
+      for (let i = 9; i >= 0; i--) {
+        codes[i] = CROCKFORD_CODES[t % 32]!;
         t = Math.floor(t / 32);
       }
-      this.#head = head;
     }
-    let tail = "";
-    for (const d of this.#lastRandom) tail += CROCKFORD[d];
-    return prefix + this.#head + tail;
+    for (let i = 0; i < 16; i++) codes[10 + i] = CROCKFORD_CODES[this.#random[i]!]!;
+    // Made in one piece: a concatenation would keep a chain of string parts alive in
+    // every stored record (ids are kept for the life of the state).
+    const all = new Array<number>(prefix.length + 26);
+    for (let i = 0; i < prefix.length; i++) all[i] = prefix.charCodeAt(i);
+    for (let i = 0; i < 26; i++) all[prefix.length + i] = codes[i]!;
+    return String.fromCharCode.apply(null, all);
   }
 
   #increment(): void {
-    for (let i = this.#lastRandom.length - 1; i >= 0; i--) {
-      if (this.#lastRandom[i]! < 31) {
-        this.#lastRandom[i]!++;
+    const r = this.#random;
+    for (let i = r.length - 1; i >= 0; i--) {
+      if (r[i]! < 31) {
+        r[i]!++;
         return;
       }
-      this.#lastRandom[i] = 0;
+      r[i] = 0;
     }
   }
 }
+
+const CROCKFORD_CODES = Array.from(CROCKFORD, (c) => c.charCodeAt(0));
 
 /** A short random token (request ids, epochs). */
 export function randomToken(length = 20): string {

@@ -10,7 +10,7 @@ import { makeCursor, readCursor, readLimit } from "../paging.ts";
 import { priceOf } from "../pricing.ts";
 import { checkSubmit } from "../submit.ts";
 import { inputsOf, spendSubmit } from "../references.ts";
-import { IDEMPOTENCY_KEY_MAX, lookup } from "../idempotency.ts";
+import { IDEMPOTENCY_KEY_MAX, lookup, remember } from "../idempotency.ts";
 
 // Rendered, not cached: most submitted records are never read back in the same state.
 function accepted(ctx: Ctx, gen: Generation) {
@@ -142,7 +142,7 @@ const submitGeneration: Handler = (ctx) => {
   }
   const row = charge.free_quota >= 0 ? account.free_quotas[charge.free_quota] : undefined;
   if (row && row.remaining !== null) row.remaining--;
-  stored.remember(gen);
+  remember(hub.state, account.id, idempotencyKey, parsed.text, gen);
   return accepted(ctx, gen);
 };
 
