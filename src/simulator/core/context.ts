@@ -7,7 +7,7 @@ import type { Credential } from "./credentials.ts";
 import { envelope, Refusal, refuse, type Lang } from "./errors.ts";
 import type { BodyAnswer, SimRequest, SimResponse } from "./exchange.ts";
 import type { Hub } from "./hub.ts";
-import { rateLimitHeaders, type WindowState } from "./ratelimit.ts";
+import type { WindowState } from "./ratelimit.ts";
 import type { Account } from "./state.ts";
 
 export interface Ctx {
@@ -37,7 +37,12 @@ export function baseHeaders(ctx: Ctx): Record<string, string> {
     h["cache-control"] = NO_STORE;
     h.vary = VARY;
   }
-  if (ctx.rate) Object.assign(h, rateLimitHeaders(ctx.rate));
+  const rate = ctx.rate;
+  if (rate) {
+    // The pair of rateLimitHeaders, written in place.
+    h.ratelimit = `"${rate.policy}";r=${rate.remaining};t=${rate.reset}`;
+    h["ratelimit-policy"] = `"${rate.policy}";q=${rate.quota};w=${rate.window}`;
+  }
   return h;
 }
 
@@ -73,7 +78,7 @@ export function readJson(ctx: Ctx): { value: unknown; text: string } | Refusal {
   if (!type) {
     return refuse("invalid_request", { details: [{ field: "Content-Type", reason: "required", message: "Content-Type application/json is required" }] });
   }
-  const media = type.split(";")[0]!.trim().toLowerCase();
+  const media = type === "application/json" ? type : type.split(";")[0]!.trim().toLowerCase();
   if (media !== "application/json" && !/^application\/[a-z0-9.+-]*\+json$/.test(media)) {
     return refuse("invalid_request", { details: [{ field: "Content-Type", reason: "not_allowed", message: "the body must be application/json" }] });
   }

@@ -69,7 +69,7 @@ export function dispatch(hub: Hub, req: SimRequest): SimResponse {
 function route(hub: Hub, ctx: Ctx): SimResponse {
   const { req, path } = ctx;
   for (const mount of hub.mounts) {
-    if (path === mount.prefix.replace(/\/$/, "") || path.startsWith(mount.prefix)) return settle(ctx, mount.handle(ctx));
+    if (underMount(path, mount.prefix)) return settle(ctx, mount.handle(ctx));
   }
   // The API switch acts on every /v1 path before the key is read (no RateLimit pair).
   if (isV1(path) && !hub.state.api_enabled) return refusalAnswer(ctx, refuse("api_disabled"));
@@ -116,6 +116,13 @@ function route(hub: Hub, ctx: Ctx): SimResponse {
   // Routes of part 2 that are not built yet still answer in the envelope.
   if (!handler) return refusalAnswer(ctx, refuse("service_unavailable", { message: `${operation.operationId} is not available in this simulator yet.` }));
   return settle(ctx, handler(ctx));
+}
+
+/** The prefix itself (without its trailing slash) or anything under it. */
+function underMount(path: string, prefix: string): boolean {
+  if (path.startsWith(prefix)) return true;
+  const n = prefix.length;
+  return prefix.charCodeAt(n - 1) === 47 ? path.length === n - 1 && prefix.startsWith(path) : path === prefix;
 }
 
 function settle(ctx: Ctx, result: SimResponse | Refusal): SimResponse {

@@ -174,13 +174,7 @@ export class GenerationEngine {
 
   #emit(gen: Generation): void {
     this.#track(gen);
-    this.hub.events.emit(gen.account_id, "generation.status_changed", gen.type, {
-      id: gen.id,
-      type: gen.type,
-      status: gen.status,
-      deleted: gen.deleted,
-      updated_at: isoTime(gen.updated_at),
-    });
+    this.hub.events.emit(gen.account_id, "generation.status_changed", gen.type, new StatusChange(gen.id, gen.type, gen.status, gen.deleted, gen.updated_at));
   }
 
   /** Replaces what is left of a generation's life with `outcome`; false when nothing can change. */
@@ -273,6 +267,24 @@ export class GenerationEngine {
     const text = JSON.stringify(this.record(gen, base));
     gen.cache = { base, text };
     return text;
+  }
+}
+
+/**
+ * The data of a `generation.status_changed` frame, kept in the event log. The time stays
+ * a number until the frame is rendered (most logged events never are).
+ */
+class StatusChange {
+  constructor(
+    readonly id: string,
+    readonly type: string,
+    readonly status: string,
+    readonly deleted: boolean,
+    readonly at: number,
+  ) {}
+
+  toJSON(): { id: string; type: string; status: string; deleted: boolean; updated_at: string } {
+    return { id: this.id, type: this.type, status: this.status, deleted: this.deleted, updated_at: isoTime(this.at) };
   }
 }
 

@@ -22,8 +22,14 @@ export function readLimit(query: URLSearchParams): number | Refusal {
   return n;
 }
 
+// The last cursor made: a list polled page after page names the same position again.
+let lastCursor = { epoch: "", position: "", cursor: "" };
+
 export function makeCursor(epoch: string, position: string): string {
-  return `${base64url(position)}.${fnv(`${epoch}|cursor|${position}`)}`;
+  if (lastCursor.position === position && lastCursor.epoch === epoch) return lastCursor.cursor;
+  const cursor = `${base64url(position)}.${fnv(`${epoch}|cursor|${position}`)}`;
+  lastCursor = { epoch, position, cursor };
+  return cursor;
 }
 
 /** The position a cursor names; undefined when absent; a refusal when it is not one of ours. */

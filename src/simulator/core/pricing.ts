@@ -31,18 +31,31 @@ function unitsOf(row: PriceRow, model: ModelDef, body: Record<string, unknown>, 
   }
 }
 
-/** Request values with the model's defaults filled in, as the price rows see them. */
-function effective(model: ModelDef, body: Record<string, unknown>): Record<string, unknown> {
-  return { resolution: model.constraints.default_resolution, ...body };
+/** A request value with the model's defaults filled in, as the price rows see it. */
+function valueOf(model: ModelDef, body: Record<string, unknown>, field: string): unknown {
+  return field === "resolution" && !Object.hasOwn(body, field) ? model.constraints.default_resolution : body[field];
+}
+
+function rowApplies(row: PriceRow, model: ModelDef, body: Record<string, unknown>): boolean {
+  const when = row.when;
+  if (when) for (const k in when) if (valueOf(model, body, k) !== when[k]) return false;
+  return true;
 }
 
 /** `inputs`: the files the request names, read and measured (references.ts); a price may depend on them. */
 export function priceOf(model: ModelDef, body: Record<string, unknown>, inputs?: Inputs): Price {
-  const values = effective(model, body);
-  const row = model.pricing.find((r) => Object.entries(r.when ?? {}).every(([k, v]) => values[k] === v)) ?? model.pricing[model.pricing.length - 1];
+  let row: PriceRow | undefined;
+  for (const r of model.pricing) {
+    if (rowApplies(r, model, body)) {
+      row = r;
+      break;
+    }
+  }
+  row ??= model.pricing[model.pricing.length - 1];
   if (!row) return { price_cc: 0, currency: CURRENCY, breakdown: { variant: "free", units: 0, surcharge_cc: 0 } };
   const units = unitsOf(row, model, body, inputs);
-  const surcharge = model.surcharges.filter((s) => values[s.field] === s.value).reduce((sum, s) => sum + s.amount_cc, 0);
+  let surcharge = 0;
+  for (const s of model.surcharges) if (valueOf(model, body, s.field) === s.value) surcharge += s.amount_cc;
   return {
     price_cc: Math.ceil(row.rate_cc * units) + surcharge,
     currency: CURRENCY,

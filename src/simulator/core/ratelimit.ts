@@ -36,8 +36,14 @@ interface Counter {
   count: number;
 }
 
+const SUBMIT_OK = { ok: true } as const;
+
 export class RateLimiter {
-  #counters = new Map<string, Counter>();
+  // One map per kind of window, keyed by the id itself (no key string built per request).
+  #accounts = new Map<string, Counter>();
+  #keys = new Map<string, Counter>();
+  #submits = new Map<string, Counter>();
+  #single = new Map<string, Counter>();
 
   constructor(
     private readonly clock: SimClock,
@@ -45,7 +51,10 @@ export class RateLimiter {
   ) {}
 
   reset(): void {
-    this.#counters.clear();
+    this.#accounts.clear();
+    this.#keys.clear();
+    this.#submits.clear();
+    this.#single.clear();
   }
 
   get windowMs(): number {
@@ -55,8 +64,8 @@ export class RateLimiter {
   /** Spends one request of both windows, or refuses without spending. */
   take(keyId: string, accountId: string): LimitResult {
     const now = this.clock.now();
-    const account = this.#counter(`a:${accountId}`, now);
-    const key = this.#counter(`k:${keyId}`, now);
+    const account = this.#counter(this.#accounts, accountId, now);
+    const key = this.#counter(this.#keys, keyId, now);
     const { accountQuota, keyQuota } = this.config;
     if (account.count >= accountQuota) return { ok: false, binding: this.#state("account", account, accountQuota, now) };
     if (key.count >= keyQuota) return { ok: false, binding: this.#state("default", key, keyQuota, now) };
@@ -74,7 +83,7 @@ export class RateLimiter {
    */
   takeSingle(counter: string, policy: "default" | "account", quota: number): LimitResult {
     const now = this.clock.now();
-    const c = this.#counter(`o:${counter}`, now);
+    const c = this.#counter(this.#single, counter, now);
     if (c.count >= quota) return { ok: false, binding: this.#state(policy, c, quota, now) };
     c.count++;
     return { ok: true, binding: this.#state(policy, c, quota, now) };
@@ -87,25 +96,25 @@ export class RateLimiter {
   /** The account's submit window: spends one accepted submit, or says how long to wait. */
   takeSubmit(accountId: string, spend: boolean): { ok: true } | { ok: false; current: number; reset: number } {
     const now = this.clock.now();
-    const counter = this.#counter(`s:${accountId}`, now);
+    const counter = this.#counter(this.#submits, accountId, now);
     if (counter.count >= this.config.submitQuota) return { ok: false, current: counter.count, reset: this.#resetOf(counter, now) };
     if (spend) counter.count++;
-    return { ok: true };
+    return SUBMIT_OK;
   }
 
   submitsUsed(accountId: string): number {
-    return this.#counter(`s:${accountId}`, this.clock.now()).count;
+    return this.#counter(this.#submits, accountId, this.clock.now()).count;
   }
 
   #resetOf(c: Counter, now: number): number {
     return Math.max(1, Math.ceil((c.start + this.windowMs - now) / 1000));
   }
 
-  #counter(name: string, now: number): Counter {
-    let c = this.#counters.get(name);
+  #counter(counters: Map<string, Counter>, name: string, now: number): Counter {
+    let c = counters.get(name);
     if (!c) {
       c = { start: now, count: 0 };
-      this.#counters.set(name, c);
+      counters.set(name, c);
     } else if (now >= c.start + this.windowMs) {
       c.start = now;
       c.count = 0;

@@ -42,6 +42,8 @@ export const FILE_FIELDS: Readonly<Record<string, "image" | "video" | "audio">> 
   audio_urls: "audio",
 };
 
+const FILE_FIELD_ENTRIES = Object.entries(FILE_FIELDS);
+
 export interface InputFile {
   field: string;
   content_type: string;
@@ -151,7 +153,7 @@ export function inputsOf(ctx: Ctx, body: Record<string, unknown>): Inputs | Refu
   const files: InputFile[] = [];
   const details: Detail[] = [];
   let image: ImageSize | undefined;
-  for (const [name, kind] of Object.entries(FILE_FIELDS)) {
+  for (const [name, kind] of FILE_FIELD_ENTRIES) {
     const raw = body[name];
     if (raw === undefined) continue;
     const values = Array.isArray(raw) ? raw.map((v, i) => [v, `${name}.${i}`] as const) : [[raw, name] as const];

@@ -114,8 +114,10 @@ export function canonicalJson(value: unknown, depth = 0): string | undefined {
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
+const utf8Encoder = new TextEncoder();
+
 export function base64url(text: string): string {
-  const bytes = new TextEncoder().encode(text);
+  const bytes = utf8Encoder.encode(text);
   let out = "";
   for (let i = 0; i < bytes.length; i += 3) {
     const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
