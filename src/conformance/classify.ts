@@ -14,6 +14,9 @@ const SUCCESS_STATUS_RULE: Readonly<Record<string, string>> = {
   streamGenerationEvents: "EVT-3",
   listModels: "CAT-4",
   registerClient: "OAUTH-6",
+  exchangeToken: "OAUTH-14",
+  revokeToken: "OAUTH-17",
+  authorize: "OAUTH-10",
   readBillingSubscription: "BILL-3",
   listLibraryFolders: "PAGE-6",
 };
@@ -43,6 +46,19 @@ const BODY_RULE: Readonly<Record<string, string>> = {
   readGeneration: "GEN-1",
   readGenerationStatuses: "GEN-1",
   submitGeneration: "GEN-1",
+};
+
+/** Operations whose 400 and 401 answer the OAuth error form (not the envelope): their rule. */
+const OAUTH_FORM_RULE: Readonly<Record<string, string>> = {
+  exchangeToken: "OAUTH-16",
+  revokeToken: "OAUTH-17",
+  registerClient: "OAUTH-6",
+};
+
+/** Fields of a success body named by a rule of their own, by operation. */
+const FIELD_RULE: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  // No client secret is ever issued.
+  registerClient: { client_secret: "OAUTH-3", client_secret_expires_at: "OAUTH-3" },
 };
 
 /** Collections whose `next_cursor` is always null: the rule that says so. */
@@ -119,7 +135,7 @@ export function classify(operation: Operation, status: number, violation: Violat
       case "retry-after":
         return "ERR-3";
       case "location":
-        return "SUB-1";
+        return op === "authorize" ? "OAUTH-10" : "SUB-1";
       case "www-authenticate":
         return "AUTH-8";
       default:
@@ -136,7 +152,10 @@ export function classify(operation: Operation, status: number, violation: Violat
 
   const path = bodyPath(msg);
   if (!path) return context;
+  if ((status === 400 || status === 401) && OAUTH_FORM_RULE[op]) return OAUTH_FORM_RULE[op];
   if (status >= 400) return envelopeRule(path);
+  const field = path[0] !== undefined ? FIELD_RULE[op]?.[path[0]] : undefined;
+  if (field) return field;
   // A collection without one of its two fields breaks the collection envelope itself.
   if (/^body required property|^body must have required property '(data|next_cursor)'/.test(msg) && (isCollection(op))) return "W-4";
   if (RECORD_OPS.has(op)) {

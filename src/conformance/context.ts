@@ -22,8 +22,28 @@ export interface Shared {
   priced: { body: Record<string, unknown>; price_cc: number; model: Record<string, any> }[];
   /** Generations the spending checks created. */
   created: Record<string, any>[];
+  /** Files this run uploaded (written once each): the reference, how, and the asset when seen. */
+  uploads: Upload[];
+  /** OAuth grants the run obtained (each has its own rate window: its requests get their own label). */
+  oauthGrants: number;
+  /** A public OAuth client the suite registered (or was given), for the token checks. */
+  oauthClient?: { clientId: string; redirectUri: string; registered: boolean };
+  /** The issuer of the authorization-server metadata (discovery). */
+  issuer?: string;
+  /** The `resource` of the protected-resource metadata (discovery): what tokens are for. */
+  resource?: string;
+  /** The main account's balance before the spending checks submitted anything. */
+  balanceBeforeSpend?: number;
   /** The stream opened early to see a heartbeat by the end of the run. */
   heartbeat?: { stream?: EventStream; skip?: string };
+}
+
+export interface Upload {
+  reference: string;
+  via: "direct" | "proxy";
+  /** The library asset the file became (found at the head of the asset list). */
+  assetId?: string;
+  bytes: Uint8Array;
 }
 
 export interface Check {
@@ -41,7 +61,7 @@ export interface Check {
 }
 
 export class Ctx {
-  readonly shared: Shared = { models: [], own: [], other: [], otherIsOtherAccount: false, priced: [], created: [] };
+  readonly shared: Shared = { models: [], own: [], other: [], otherIsOtherAccount: false, priced: [], created: [], uploads: [], oauthGrants: 0 };
 
   constructor(
     readonly r: Resolved,
@@ -71,6 +91,13 @@ export class Ctx {
 
   post(path: string, json: unknown, rule: string, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
     return this.t.request({ ...extra, method: "POST", path, json, rule });
+  }
+
+  /** The main account's balance in centi-credits (`credits.main_cc` of `GET /v1/me`). */
+  async balance(rule: string): Promise<number | undefined> {
+    const me = await this.get("/v1/me", rule);
+    const v = me.json?.credits?.main_cc;
+    return typeof v === "number" ? v : undefined;
   }
 
   /** Lets time pass on the target: moves its clock when the caller controls it, else sleeps. */

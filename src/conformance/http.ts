@@ -19,6 +19,8 @@ export interface Exchange {
   text: string;
   /** The parsed body when it is JSON. */
   json: any;
+  /** The body as bytes, when the request asked for them (`binary`). */
+  bytes?: Uint8Array;
   operation?: Operation;
   /** Which credential was used (`main`, `other`, a role, or `none`). */
   label: string;
@@ -53,6 +55,16 @@ export interface RequestSpec {
   bare?: boolean;
   /** Never through the proxy (Prism answers a body that is not JSON itself). */
   direct?: boolean;
+  /**
+   * An absolute address outside the API (an upload ticket's storage `url`): sent there
+   * as is, never through the proxy; `path` then only names it in the report. Use with
+   * `bare` (such an answer is not an API answer).
+   */
+  url?: string;
+  /** A binary body sent as is (an uploaded file). */
+  bytes?: Uint8Array;
+  /** Keep the answer's body as bytes (`Exchange.bytes`): a file to compare. */
+  binary?: boolean;
 }
 
 export interface PrismFinding {
@@ -232,16 +244,18 @@ export class Target {
     const label = spec.label ?? this.labelOf(spec.key);
     await this.#throttle(label);
     const { headers, sent } = this.#headers(spec);
-    let body: string | undefined;
-    if (spec.raw !== undefined) body = spec.raw;
+    let body: BodyInit | undefined;
+    if (spec.bytes !== undefined) body = spec.bytes as Uint8Array<ArrayBuffer>;
+    else if (spec.raw !== undefined) body = spec.raw;
     else if (spec.json !== undefined) {
       body = JSON.stringify(spec.json);
       headers["content-type"] ??= "application/json";
     }
-    const url = (spec.direct ? this.o.baseUrl : (this.o.viaUrl ?? this.o.baseUrl)) + spec.path;
+    const url = spec.url ?? (spec.direct ? this.o.baseUrl : (this.o.viaUrl ?? this.o.baseUrl)) + spec.path;
     const described = `${method} ${spec.path}`;
     let res: Response | undefined;
     let text = "";
+    let bytes: Uint8Array | undefined;
     // One more attempt when the connection broke before any answer (a kept-alive socket
     // the server closed meanwhile); a timeout is not retried.
     for (let attempt = 0; !res; attempt++) {
@@ -251,7 +265,10 @@ export class Target {
       try {
         const answer = await fetch(url, { method, headers, body, redirect: "manual", signal: controller.signal });
         if (spec.headersOnly && answer.ok) await answer.body?.cancel().catch(() => undefined);
-        else text = await answer.text();
+        else if (spec.binary) {
+          bytes = new Uint8Array(await answer.arrayBuffer());
+          if (/json|text/.test(answer.headers.get("content-type") ?? "")) text = new TextDecoder().decode(bytes);
+        } else text = await answer.text();
         res = answer;
       } catch (error) {
         if (attempt > 0 || controller.signal.aborted) throw new NoAnswer(described, error);
@@ -261,6 +278,7 @@ export class Target {
       }
     }
     const ex = this.#exchange(method, spec.path, res.status, res.headers, text, label, sent);
+    if (bytes) ex.bytes = bytes;
     this.o.log?.(`  ${described} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
     if (!spec.bare) this.observe(ex, spec.rule, { acceptLanguage: headers["accept-language"], deliberate: false });
     return ex;
@@ -488,8 +506,8 @@ export class Target {
   }
 
   /** Opens `GET /v1/events` (never through a proxy: Prism buffers event streams). */
-  async openStream(spec: { key?: string | null; lastEventId?: string; query?: string; rule: string; headers?: Record<string, string> }, hooks: StreamHooks): Promise<{ stream?: EventStream; exchange: Exchange }> {
-    const label = this.labelOf(spec.key);
+  async openStream(spec: { key?: string | null; label?: string; lastEventId?: string; query?: string; rule: string; headers?: Record<string, string> }, hooks: StreamHooks): Promise<{ stream?: EventStream; exchange: Exchange }> {
+    const label = spec.label ?? this.labelOf(spec.key);
     await this.#throttle(label);
     const { headers, sent } = this.#headers({ key: spec.key, headers: spec.headers });
     headers.accept = "text/event-stream";

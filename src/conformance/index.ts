@@ -1,7 +1,7 @@
 // The conformance suite as a library: run it against a server, render its report.
 export { runConformance, exitCode, CHECKS, type Report } from "./runner.ts";
 export { renderTable, renderJson, renderJunit } from "./report.ts";
-export { KEY_ROLES, type ConformanceOptions, type KeyRole } from "./options.ts";
+export { KEY_ROLES, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
 export { startPrism, type RunningPrism } from "./prism.ts";
 export type { RuleRow, Verdict, Failure } from "./results.ts";
 export type { PrismFinding } from "./http.ts";

@@ -18,6 +18,14 @@ export const KEY_ROLES = {
 
 export type KeyRole = keyof typeof KEY_ROLES;
 
+/**
+ * The redirect address of the clients the suite registers (a native client's loopback
+ * address; the suite never listens there: it reads the 303's Location). A client ID
+ * metadata document given with `--oauth-client-document` lists it, unless
+ * `--oauth-redirect-uri` names another.
+ */
+export const SUITE_REDIRECT_URI = "http://127.0.0.1:8976/conformance/callback";
+
 export interface ConformanceOptions {
   /** The server, e.g. `https://api.example.com` (no trailing `/v1`). */
   baseUrl: string;
@@ -26,6 +34,24 @@ export interface ConformanceOptions {
   /** A key of a second account, for the cross-account checks. */
   otherApiKey?: string;
   keys?: Partial<Record<KeyRole, string>>;
+  /**
+   * A site session (the seed shows neither the cookie's name nor how it is obtained, so
+   * the caller brings one): the `Cookie` header value, and an `Origin` the server allows
+   * on mutating requests over it. Checks AUTH-3; with writes, the subscription actions.
+   */
+  session?: { cookie: string; origin?: string };
+  /** An OAuth access token of a user (any scopes): checks what a token may do on `/v1`. */
+  oauthToken?: string;
+  /**
+   * The OAuth code flow without a browser. `autoConsent`: the caller declares that the
+   * server consents at once at `GET /oauth/authorize` (a test deployment: every
+   * authorization request is a new consent granting every requested scope, answered by
+   * the 303 with a code). `clientId` and `redirectUri`: a public (`none`) client to use
+   * instead of registering one (with writes the suite registers its own). `clientDocument`:
+   * the https address of a client ID metadata document the caller published, listing
+   * `redirectUri` (default `SUITE_REDIRECT_URI`) among its `redirect_uris`.
+   */
+  oauth?: { autoConsent?: boolean; clientId?: string; redirectUri?: string; clientDocument?: string };
   /** Allow requests that change state without spending credits (reports, refused submits, ...). */
   allowWrites?: boolean;
   /** Allow submits that cost credits (implies allowWrites). */

@@ -32,7 +32,9 @@ export const discoveryDocuments: Check = {
       return;
     }
     const issuer = String(as.json?.issuer ?? "").replace(/\/+$/, "");
+    if (issuer) c.shared.issuer = String(as.json.issuer);
     const resource = String(pr.json?.resource ?? "");
+    if (resource) c.shared.resource = resource;
     c.expect(resource === `${issuer}/v1`, "W-1", `the resource ${JSON.stringify(resource)} is not the issuer's base address ${JSON.stringify(issuer)} + /v1`, pr);
     const servers: unknown[] = Array.isArray(pr.json?.authorization_servers) ? pr.json.authorization_servers : [];
     c.expect(servers.some((s) => String(s).replace(/\/+$/, "") === issuer), "W-1", `authorization_servers ${JSON.stringify(servers)} does not name the issuer ${issuer}`, pr);

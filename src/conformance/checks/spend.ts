@@ -70,6 +70,7 @@ async function run(c: Ctx, base: Record<string, unknown>, s: EventStream | undef
     c.post("/v1/generations", b, rule, { headers: k === undefined ? {} : { "idempotency-key": k } });
 
   // Accepted: 202 (checkAnswer charges any other status to SUB-1), Location, the record.
+  c.shared.balanceBeforeSpend = await balance(c, "SUB-1");
   const first = await submit(body, k1, "SUB-1");
   if (first.status < 200 || first.status >= 300 || typeof first.json?.id !== "string") {
     c.fail("SUB-1", `a submit of a body the server priced answered ${first.status} ${errorCodeOf(first.json) ?? ""}`, first);
