@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/index.ts";
-import { KEY_ROLES, type ConformanceOptions, type KeyRole } from "./options.ts";
+import { KEY_ROLES, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
 import { startPrism, type RunningPrism } from "./prism.ts";
 import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
@@ -22,6 +22,16 @@ Without --base-url it starts the simulator and uses its demo keys.
                           roles: ${Object.keys(KEY_ROLES).join(", ")}
   --allow-writes          allow requests that change state (no credits) HUB_ALLOW_WRITES=1
   --allow-spend           allow submits that cost credits (and writes)  HUB_ALLOW_SPEND=1
+  --session-cookie VALUE  a site session: the Cookie header value       HUB_SESSION_COOKIE
+  --origin ORIGIN         an Origin the server allows for that session  HUB_SESSION_ORIGIN
+  --oauth-token TOKEN     an OAuth access token of a user               HUB_OAUTH_TOKEN
+  --oauth-auto-consent    declare that the server consents at once at   HUB_OAUTH_AUTO_CONSENT=1
+                          /oauth/authorize (a test deployment): run the code flow
+  --oauth-client-id ID    a public client to use in the code flow       HUB_OAUTH_CLIENT_ID
+  --oauth-redirect-uri U  its redirect address                          HUB_OAUTH_REDIRECT_URI
+                          (default for the suite's own clients: ${SUITE_REDIRECT_URI})
+  --oauth-client-document URL  an https address where a client ID       HUB_OAUTH_CLIENT_DOCUMENT
+                          metadata document listing the redirect address is published
   --prism                 also send every request through prism proxy and report its violations
   --static-mock           the target is a static mock: only checks a mock can meet
   --prism-mock            start prism mock on the document and run against it (implies --static-mock)
@@ -56,6 +66,24 @@ function simulatorKey(secret: string): string {
   return secret;
 }
 
+/** A session of the demo account through the simulator's sign-in (`POST /site/sign-in`). */
+async function simulatorSignIn(base: string): Promise<string> {
+  const res = await fetch(`${base}/site/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ account_id: "acc_demo" }) });
+  const body = (await res.json()) as { cookie?: unknown };
+  if (typeof body.cookie !== "string") throw new Error(`the simulator's sign-in answered ${res.status}`);
+  return body.cookie;
+}
+
+/** Publishes a client ID metadata document on the simulator (`PUT /_sim/oauth/documents`). */
+async function simulatorClientDocument(base: string): Promise<string> {
+  const url = "https://conformance-client.example/oauth/client.json";
+  const document = { client_id: url, client_name: "Conformance check (document)", redirect_uris: [SUITE_REDIRECT_URI] };
+  const res = await fetch(`${base}/_sim/oauth/documents`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ url, document }) });
+  await res.arrayBuffer();
+  if (res.status >= 300) throw new Error(`publishing a client ID metadata document on the simulator answered ${res.status}`);
+  return url;
+}
+
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
@@ -67,6 +95,13 @@ async function main(argv: string[]): Promise<number> {
       key: { type: "string", multiple: true },
       "allow-writes": { type: "boolean" },
       "allow-spend": { type: "boolean" },
+      "session-cookie": { type: "string" },
+      origin: { type: "string" },
+      "oauth-token": { type: "string" },
+      "oauth-auto-consent": { type: "boolean" },
+      "oauth-client-id": { type: "string" },
+      "oauth-redirect-uri": { type: "string" },
+      "oauth-client-document": { type: "string" },
       prism: { type: "boolean" },
       "static-mock": { type: "boolean" },
       "prism-mock": { type: "boolean" },
@@ -107,6 +142,18 @@ async function main(argv: string[]): Promise<number> {
   let allowWrites = Boolean(values["allow-writes"]) || envFlag("HUB_ALLOW_WRITES");
   let allowSpend = Boolean(values["allow-spend"]) || envFlag("HUB_ALLOW_SPEND");
   let staticMock = Boolean(values["static-mock"] || values["prism-mock"]);
+  const cookie = values["session-cookie"] ?? process.env.HUB_SESSION_COOKIE;
+  const origin = values.origin ?? process.env.HUB_SESSION_ORIGIN;
+  let session: ConformanceOptions["session"] = cookie ? { cookie, ...(origin ? { origin } : {}) } : undefined;
+  if (origin && !cookie) throw new Usage("--origin is the Origin allowed for a site session: give --session-cookie too");
+  const oauthToken = values["oauth-token"] ?? process.env.HUB_OAUTH_TOKEN;
+  const oauth: NonNullable<ConformanceOptions["oauth"]> = {
+    autoConsent: Boolean(values["oauth-auto-consent"]) || envFlag("HUB_OAUTH_AUTO_CONSENT"),
+    clientId: values["oauth-client-id"] ?? process.env.HUB_OAUTH_CLIENT_ID,
+    redirectUri: values["oauth-redirect-uri"] ?? process.env.HUB_OAUTH_REDIRECT_URI,
+    clientDocument: values["oauth-client-document"] ?? process.env.HUB_OAUTH_CLIENT_DOCUMENT,
+  };
+  if (oauth.clientId && !oauth.redirectUri) throw new Usage("--oauth-client-id needs --oauth-redirect-uri (a redirect address registered for that client)");
   let advance: ConformanceOptions["advance"];
   let sim: RunningSimulator | undefined;
 
@@ -122,7 +169,9 @@ async function main(argv: string[]): Promise<number> {
       if (apiKey) throw new Usage("--api-key without --base-url: give the server's address (or neither, to run against the simulator)");
       // The simulator with its demo keys; nothing real is spent, so everything is allowed.
       // Its heartbeat is shortened to keep the run quick (the check allows up to 15 s).
-      sim = await startSimulator({ port: 0, heartbeatSeconds: 1 });
+      // Its documented conveniences stand in for a browser: OAuth auto-consent as the demo
+      // account, the site sign-in, and a published client ID metadata document.
+      sim = await startSimulator({ port: 0, heartbeatSeconds: 1, oauth: { autoConsent: "acc_demo" } });
       const running = sim;
       cleanups.push(() => running.close());
       baseUrl = sim.url;
@@ -141,11 +190,14 @@ async function main(argv: string[]): Promise<number> {
       });
       allowWrites = true;
       allowSpend = true;
+      session = { cookie: await simulatorSignIn(sim.url), origin: sim.url };
+      oauth.autoConsent = true;
+      oauth.clientDocument = await simulatorClientDocument(sim.url);
       advance = async (seconds) => {
         running.hub.clock.advance(Math.round(seconds * 1000));
         running.hub.recheckStreams();
       };
-      log(`no --base-url: started the simulator at ${baseUrl} with its demo keys (writes and spending allowed)`);
+      log(`no --base-url: started the simulator at ${baseUrl} with its demo keys (writes and spending allowed), a site session and OAuth auto-consent`);
     }
     if (!apiKey) throw new Usage("--api-key (or HUB_API_KEY) is required with --base-url");
 
@@ -165,6 +217,9 @@ async function main(argv: string[]): Promise<number> {
         keys,
         allowWrites,
         allowSpend,
+        session,
+        oauthToken,
+        oauth,
         staticMock,
         viaUrl,
         reserve: num(values.reserve, "reserve"),

@@ -25,6 +25,7 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
   const m = report.mode;
   out.push(`Generation Hub conformance: ${report.target}`);
   out.push(`  writes ${m.writes ? "allowed" : "not allowed"}, spending ${m.spend ? "allowed" : "not allowed"}, second account ${m.otherAccount ? "given" : "not given"}, extra keys: ${m.roles.length ? m.roles.join(", ") : "none"}${m.staticMock ? ", static mock" : ""}${m.prism ? ", through prism proxy" : ""}`);
+  out.push(`  site session ${m.session}, OAuth token ${m.oauthToken ? "given" : "not given"}, OAuth auto-consent ${m.oauthAutoConsent ? "declared" : "not declared"}`);
   out.push("");
   let section = "";
   const hidden = new Map<string, string[]>();

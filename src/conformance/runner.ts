@@ -12,6 +12,12 @@ import { heartbeatEnd, heartbeatStart, streamBasics, streamLimit } from "./check
 import { discoveryDocuments, oauthRefusals, singletons, windows } from "./checks/account.ts";
 import { planRefusals, reports, sessionOnly, supportThread } from "./checks/writes.ts";
 import { spend } from "./checks/spend.ts";
+import { uploads } from "./checks/uploads.ts";
+import { library } from "./checks/library.ts";
+import { supportSend } from "./checks/support.ts";
+import { billing } from "./checks/billing.ts";
+import { session } from "./checks/session.ts";
+import { oauthClients, oauthDocument, oauthFlow, oauthToken } from "./checks/oauth.ts";
 import type { PrismFinding } from "./http.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
@@ -38,6 +44,15 @@ export const CHECKS: readonly Check[] = [
   spend,
   reports,
   supportThread,
+  uploads,
+  supportSend,
+  library,
+  billing,
+  session,
+  oauthClients,
+  oauthFlow,
+  oauthToken,
+  oauthDocument,
   windows,
   heartbeatEnd,
 ];
@@ -46,7 +61,20 @@ export interface Report {
   target: string;
   startedAt: string;
   durationMs: number;
-  mode: { writes: boolean; spend: boolean; staticMock: boolean; prism: boolean; otherAccount: boolean; roles: string[] };
+  mode: {
+    writes: boolean;
+    spend: boolean;
+    staticMock: boolean;
+    prism: boolean;
+    otherAccount: boolean;
+    roles: string[];
+    /** A site session was given (`--session-cookie`), with an allowed Origin or not. */
+    session: "given" | "given without an Origin" | "not given";
+    /** An OAuth access token was given (`--oauth-token`). */
+    oauthToken: boolean;
+    /** The caller declared that the server consents at once (`--oauth-auto-consent`). */
+    oauthAutoConsent: boolean;
+  };
   rows: RuleRow[];
   summary: { pass: number; fail: number; notApplicable: number };
   requests: { total: number; byCredential: Record<string, number>; waitedSeconds: number };
@@ -154,6 +182,9 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
       prism: Boolean(extras.prism),
       otherAccount: ctx.shared.otherIsOtherAccount,
       roles: Object.keys(options.keys ?? {}).filter((k) => options.keys?.[k as keyof typeof options.keys]),
+      session: options.session ? (options.session.origin ? "given" : "given without an Origin") : "not given",
+      oauthToken: Boolean(options.oauthToken),
+      oauthAutoConsent: Boolean(options.oauth?.autoConsent),
     },
     rows,
     summary: {

@@ -48,7 +48,8 @@ export const planRefusals: Check = {
     if (capped) {
       const ex = await c.post("/v1/generations", body, "AUTH-9", { key: capped, headers: { "idempotency-key": `conformance-${randomToken()}` } });
       c.refusal(ex, "key_spend_limit_reached", "AUTH-9", "a submit by a key at its monthly spend limit");
-    } else c.skip(["AUTH-9"], "no key at its spend limit (--key spend-capped=...); grant_spend_limit_reached needs an OAuth application");
+    } else c.skip(["AUTH-9"], "no key at its spend limit (--key spend-capped=...)");
+    c.skip(["AUTH-9"], "grant_spend_limit_reached not provoked: it needs an OAuth application whose monthly spend limit the user set and reached");
   },
 };
 
