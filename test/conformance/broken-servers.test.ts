@@ -1,37 +1,11 @@
 // Against deliberately broken servers (the simulator behind a proxy that breaks one
 // rule), the suite fails exactly the rule that was broken: no other rule than the
-// simulator's own known findings.
-import { afterEach, describe, expect, it } from "vitest";
-import type { Report } from "../../src/conformance/index.ts";
-import type { RunningSimulator } from "../../src/simulator/index.ts";
+// simulator's own known findings. The doubles of the uploads, library, support, OAuth
+// and session areas are in broken-areas.test.ts (a second file, so the two run in
+// parallel).
+import { describe, expect, it } from "vitest";
+import { against, failuresOf } from "./support/against.ts";
 import { DOUBLES } from "./support/doubles.ts";
-import { startProxy, type RunningProxy } from "./support/proxy.ts";
-import { explain, failing, runFull, SIMULATOR_FINDINGS, startSim } from "./support/run.ts";
-
-let sim: RunningSimulator | undefined;
-let proxy: RunningProxy | undefined;
-
-afterEach(async () => {
-  await proxy?.close();
-  await sim?.close();
-  proxy = undefined;
-  sim = undefined;
-});
-
-/** Runs the whole suite through the double breaking `rule`; checks it fails that rule only. */
-async function against(rule: string): Promise<Report> {
-  const double = DOUBLES.find((d) => d.rule === rule)!;
-  sim = await startSim();
-  proxy = await startProxy(sim.url, double.make(sim));
-  const report = await runFull(sim, proxy.url);
-  expect(report.errors, explain(report)).toEqual([]);
-  expect(failing(report), explain(report)).toEqual([...new Set([rule, ...SIMULATOR_FINDINGS])].sort());
-  return report;
-}
-
-function failuresOf(report: Report, rule: string): string {
-  return report.rows.find((r) => r.id === rule)!.failures.map((f) => f.message).join("\n");
-}
 
 describe("the conformance suite against broken servers", () => {
   it("SUB-1: fails a server that answers 201 to a new submit", async () => {

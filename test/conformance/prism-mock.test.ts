@@ -30,6 +30,14 @@ describe("the conformance suite against prism mock (static)", () => {
     }
   });
 
+  it("UPL-7 LIB-5 SUP-3 BILL-1 AUTH-3 OAUTH-6 OAUTH-12: says the uploads, library, support, billing, session and OAuth checks need a server that keeps state", () => {
+    for (const id of ["UPL-2", "UPL-7", "UPL-8", "LIB-3", "LIB-5", "SUP-3", "BILL-1", "AUTH-3", "SUBS-1", "OAUTH-6", "OAUTH-12", "ST-6", "EVT-7"]) {
+      const row = report.rows.find((r) => r.id === id)!;
+      expect(row.verdict, id).toBe("n/a");
+      expect(row.reason, id).toMatch(/static mock/);
+    }
+  });
+
   it("EP-2 ENV-4 LIM-3: does not take the mock's constant request id or counters as behaviour", () => {
     expect(report.rows.find((r) => r.id === "ENV-4")!.reason).toMatch(/static mock/);
     expect(report.rows.find((r) => r.id === "EP-2")!.reason).toMatch(/static mock/);

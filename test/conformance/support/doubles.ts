@@ -1,11 +1,16 @@
 // Deliberately broken servers: the simulator behind a proxy that breaks exactly one seed
 // rule each. Used by broken-servers.test.ts.
+import { randomUUID } from "node:crypto";
 import type { RunningSimulator } from "../../../src/simulator/index.ts";
+import { library } from "../../../src/simulator/core/library.ts";
+import type { OAuthState } from "../../../src/simulator/core/oauth/store.ts";
 import { editJson, pathOnly, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 
 export interface Double {
   /** The rule the double breaks. */
   rule: string;
+  /** Other rules of the seed that state the same thing, so the double breaks them too. */
+  also?: string[];
   title: string;
   make(sim: RunningSimulator): Rewrite;
 }
@@ -149,6 +154,121 @@ export const DOUBLES: Double[] = [
           const limit = /r=(\d+)/.exec(a.headers.ratelimit ?? "");
           if (!limit) return a;
           return { ...a, headers: { ...a.headers, "x-ratelimit-remaining": limit[1]! } };
+        },
+      };
+    },
+  },
+  {
+    rule: "UPL-7",
+    also: ["ST-7"],
+    title: "a storage that accepts a second PUT to a signed url",
+    make() {
+      return {
+        answer(req, a) {
+          if (req.method !== "PUT" || !pathOnly(req).startsWith("/storage/") || a.status !== 412) return a;
+          return { ...a, status: 200, body: "" };
+        },
+      };
+    },
+  },
+  {
+    rule: "UPL-8",
+    title: "answers a second proxy completion of a ticket with the first completion's 200",
+    make() {
+      const completed = new Map<string, string>();
+      return {
+        answer(req, a) {
+          if (req.method !== "PUT" || pathOnly(req) !== "/v1/uploads/content") return a;
+          const ticket = new URL(req.path, "http://x").searchParams.get("ticket") ?? "";
+          if (a.status === 200) completed.set(ticket, a.body);
+          else if (a.status === 409 && completed.has(ticket)) return { ...a, status: 200, body: completed.get(ticket)! };
+          return a;
+        },
+      };
+    },
+  },
+  {
+    rule: "LIB-5",
+    title: "deletes a folder's contents with the folder",
+    make(sim) {
+      return {
+        request(req) {
+          const m = /^\/v1\/library\/folders\/([^/]+)$/.exec(pathOnly(req));
+          if (req.method === "DELETE" && m) {
+            const assets = library(sim.hub).assets;
+            for (const [id, asset] of assets) if (asset.folder_id === decodeURIComponent(m[1]!)) assets.delete(id);
+          }
+          return req;
+        },
+      };
+    },
+  },
+  {
+    rule: "SUP-3",
+    title: "creates a second support message on a replay of the same client_msg_id",
+    make() {
+      const first = new Map<string, string>();
+      return {
+        request(req) {
+          if (req.method !== "POST" || pathOnly(req) !== "/v1/support/messages") return req;
+          try {
+            const body = JSON.parse(req.body.toString("utf8"));
+            const id = String(body.client_msg_id);
+            const text = req.body.toString("utf8");
+            if (!first.has(id)) first.set(id, text);
+            else if (first.get(id) === text) {
+              // The replay goes through as a new message; the reply names the caller's id again.
+              return { ...req, body: Buffer.from(JSON.stringify({ ...body, client_msg_id: randomUUID() })), headers: { ...req.headers, "x-replayed-msg-id": id } };
+            }
+          } catch {
+            // not JSON: leave it
+          }
+          return req;
+        },
+        answer(req, a) {
+          const id = req.headers["x-replayed-msg-id"];
+          if (typeof id !== "string") return a;
+          return editJson(a, (body) => ({ ...body, client_msg_id: id }));
+        },
+      };
+    },
+  },
+  {
+    rule: "OAUTH-17",
+    title: "answers 400 to the revocation of a token it does not know",
+    make(sim) {
+      return {
+        answer(req, a) {
+          if (req.method !== "POST" || pathOnly(req) !== "/oauth/revoke" || a.status !== 200) return a;
+          const token = new URLSearchParams(req.body.toString("utf8")).get("token") ?? "";
+          const s = sim.hub.state.extensions.get("oauth") as OAuthState | undefined;
+          if (s?.access.has(token) || s?.refresh.has(token)) return a;
+          return { ...a, status: 400, headers: { ...a.headers, "content-type": "application/json" }, body: JSON.stringify({ error: "invalid_request", error_description: "Unknown token." }) };
+        },
+      };
+    },
+  },
+  {
+    rule: "OAUTH-3",
+    title: "issues a client_secret with every registration",
+    make() {
+      return {
+        answer(req, a) {
+          if (req.method !== "POST" || pathOnly(req) !== "/oauth/register" || a.status !== 201) return a;
+          return editJson(a, (body) => ({ ...body, client_secret: `secret_${randomUUID()}` }));
+        },
+      };
+    },
+  },
+  {
+    rule: "AUTH-3",
+    title: "takes mutating session-cookie requests from any Origin, or none",
+    make(sim) {
+      return {
+        request(req) {
+          const mutating = ["POST", "PUT", "PATCH", "DELETE"].includes(req.method);
+          if (!mutating || !req.headers.cookie || req.headers.authorization) return req;
+          return { ...req, headers: { ...req.headers, origin: sim.url } };
         },
       };
     },

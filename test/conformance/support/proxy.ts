@@ -80,7 +80,8 @@ export async function startProxy(upstream: string, initial: Rewrite = {}): Promi
         upRes.on("data", (c: Buffer) => body.push(c));
         upRes.on("end", () => {
           const raw = Buffer.concat(body);
-          const textual = /json|text/.test(type);
+          // Empty answers (a revoke's 200) can be rewritten too.
+          const textual = /json|text/.test(type) || raw.length === 0;
           let answer: ProxiedAnswer = { status, headers: flat(upRes.headers), body: textual ? raw.toString("utf8") : "" };
           if (textual && rewrite.answer) answer = rewrite.answer(r, answer);
           const payload = textual ? Buffer.from(answer.body, "utf8") : raw;

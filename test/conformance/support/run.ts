@@ -1,7 +1,8 @@
 // Running the conformance suite against the simulator (directly or behind a double) in
 // tests: a frozen simulated clock that the suite moves instead of sleeping, the demo
 // keys for every role, and a short heartbeat so the heartbeat check is quick.
-import { runConformance, type ConformanceOptions, type Report } from "../../../src/conformance/index.ts";
+import { createHash, randomBytes } from "node:crypto";
+import { runConformance, SUITE_REDIRECT_URI, type ConformanceOptions, type Report } from "../../../src/conformance/index.ts";
 import type { RunExtras } from "../../../src/conformance/runner.ts";
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from "../../../src/simulator/index.ts";
 
@@ -22,9 +23,44 @@ export const DEMO_KEYS: NonNullable<ConformanceOptions["keys"]> = {
   "oauth-invalid": "gho_conformance_unknown_token",
 };
 
-/** Runs the whole suite (writes and spending allowed) against `baseUrl`, moving `sim`'s clock. */
-export function runFull(sim: RunningSimulator, baseUrl: string = sim.url, extra: Partial<ConformanceOptions> = {}, extras: RunExtras = {}): Promise<Report> {
+/** A site session of the demo account, through the simulator's sign-in (`POST /site/sign-in`). */
+export async function simulatorSession(sim: RunningSimulator, accountId = "acc_demo"): Promise<{ cookie: string; origin: string }> {
+  const res = await fetch(`${sim.url}/site/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ account_id: accountId }) });
+  const body = (await res.json()) as { cookie?: string };
+  if (res.status !== 200 || typeof body.cookie !== "string") throw new Error(`the simulator's sign-in answered ${res.status}`);
+  return { cookie: body.cookie, origin: sim.url };
+}
+
+/** Turns the simulator's OAuth auto-consent on for the account (`POST /_sim/oauth/auto-consent`). */
+export async function simulatorAutoConsent(sim: RunningSimulator, accountId: string | null = "acc_demo"): Promise<void> {
+  const res = await fetch(`${sim.url}/_sim/oauth/auto-consent`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ account_id: accountId }) });
+  await res.arrayBuffer();
+  if (res.status >= 300) throw new Error(`the simulator's auto-consent switch answered ${res.status}`);
+}
+
+/** The address of the client ID metadata document the tests publish on the simulator. */
+export const DOCUMENT_CLIENT = "https://conformance-client.example/oauth/client.json";
+
+/** Publishes a client ID metadata document listing the suite's redirect address (`PUT /_sim/oauth/documents`). */
+export async function simulatorClientDocument(sim: RunningSimulator, url = DOCUMENT_CLIENT): Promise<string> {
+  const document = { client_id: url, client_name: "Conformance check (document)", redirect_uris: [SUITE_REDIRECT_URI] };
+  const res = await fetch(`${sim.url}/_sim/oauth/documents`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ url, document }) });
+  await res.arrayBuffer();
+  if (res.status >= 300) throw new Error(`publishing a client ID metadata document answered ${res.status}`);
+  return url;
+}
+
+/**
+ * Runs the whole suite (writes and spending allowed, a site session, OAuth auto-consent
+ * declared) against `baseUrl`, moving `sim`'s clock.
+ */
+export async function runFull(sim: RunningSimulator, baseUrl: string = sim.url, extra: Partial<ConformanceOptions> = {}, extras: RunExtras = {}): Promise<Report> {
+  const session = await simulatorSession(sim);
+  await simulatorAutoConsent(sim);
+  const clientDocument = await simulatorClientDocument(sim);
   return runConformance({
+    session,
+    oauth: { autoConsent: true, clientDocument },
     baseUrl,
     apiKey: "ghk_demo_full",
     otherApiKey: "ghk_demo_other",
@@ -56,3 +92,21 @@ export function explain(report: Report): string {
  * fixed the test says so and the entry goes.
  */
 export const SIMULATOR_FINDINGS: readonly string[] = [];
+
+/** An OAuth access token of the demo account, the way a client gets one from the simulator (registration, auto-consent, exchange). */
+export async function simulatorAccessToken(sim: RunningSimulator, scope: string): Promise<string> {
+  const json = async (res: Response) => (await res.json()) as Record<string, any>;
+  const client = await json(await fetch(`${sim.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: [SUITE_REDIRECT_URI] }) }));
+  await simulatorAutoConsent(sim);
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const q = new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: SUITE_REDIRECT_URI, scope, state: "s", code_challenge: challenge, code_challenge_method: "S256" });
+  const authorized = await fetch(`${sim.url}/oauth/authorize?${q}`, { redirect: "manual" });
+  await authorized.arrayBuffer();
+  const code = new URL(authorized.headers.get("location")!).searchParams.get("code")!;
+  await simulatorAutoConsent(sim, null);
+  const form = new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: SUITE_REDIRECT_URI, code_verifier: verifier, client_id: client.client_id });
+  const tokens = await json(await fetch(`${sim.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form.toString() }));
+  if (typeof tokens.access_token !== "string") throw new Error(`no access token: ${JSON.stringify(tokens)}`);
+  return tokens.access_token;
+}
