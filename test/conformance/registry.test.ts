@@ -106,6 +106,19 @@ describe("charging a departure from the contract to its seed rule", () => {
     expect(charged("readWhoami", 401, V1, envelope("unauthorized"))).toEqual(["AUTH-8"]);
   });
 
+  it("OAUTH-3 OAUTH-6 OAUTH-16 OAUTH-17 OAUTH-10 UPL-6: the OAuth routes and uploads", () => {
+    const reply = { client_id: "cli_1", client_id_issued_at: 1, redirect_uris: ["http://127.0.0.1:9/cb"], grant_types: ["authorization_code"], response_types: ["code"], token_endpoint_auth_method: "none", application_type: "native" };
+    const json = { "content-type": "application/json" };
+    expect(charged("registerClient", 201, json, { ...reply, client_secret: "s" })).toEqual(["OAUTH-3"]);
+    expect(charged("registerClient", 201, json, { ...reply, registration_access_token: "t" })).toEqual(["OAUTH-6"]);
+    expect(charged("registerClient", 400, json, { message: "bad" })).toEqual(["OAUTH-6"]);
+    expect(charged("exchangeToken", 400, json, { error: 7 })).toEqual(["OAUTH-16"]);
+    expect(charged("revokeToken", 204, {}, undefined)).toEqual(["OAUTH-17"]);
+    expect(charged("authorize", 303, {}, undefined)).toEqual(["OAUTH-10"]);
+    const ticket = { url: "https://storage.example/x", proxy_path: "/v1/uploads/content?ticket=x", headers: {}, reference: "x", expires_at: "2026-01-01T00:00:00Z" };
+    expect(charged("createUpload", 201, V1, ticket)).toEqual(["UPL-6"]);
+  });
+
   it("blames the rule being exercised where no rule owns the location", () => {
     expect(charged("listGenerations", 404, V1, envelope("not_found"), "PAGE-3")).toEqual(["PAGE-5"]);
     expect(charged("readWhoami", 404, V1, envelope("not_found"), "ACC-2")).toEqual(["ACC-2"]);
