@@ -41,9 +41,18 @@ export function baseHeaders(ctx: Ctx): Record<string, string> {
   if (rate) {
     // The pair of rateLimitHeaders, written in place.
     h.ratelimit = `"${rate.policy}";r=${rate.remaining};t=${rate.reset}`;
-    h["ratelimit-policy"] = `"${rate.policy}";q=${rate.quota};w=${rate.window}`;
+    h["ratelimit-policy"] = policyText(rate);
   }
   return h;
+}
+
+// The policy header repeats on every answer of a window: the last one is kept.
+let lastPolicy = { policy: "", quota: NaN, window: NaN, text: "" };
+function policyText(rate: WindowState): string {
+  const p = lastPolicy;
+  if (p.policy === rate.policy && p.quota === rate.quota && p.window === rate.window) return p.text;
+  lastPolicy = { policy: rate.policy, quota: rate.quota, window: rate.window, text: `"${rate.policy}";q=${rate.quota};w=${rate.window}` };
+  return lastPolicy.text;
 }
 
 export function json(ctx: Ctx, status: number, body: unknown, extra?: Record<string, string>): BodyAnswer {

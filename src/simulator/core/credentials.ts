@@ -48,6 +48,27 @@ function unauthorized(code: string, baseUrl: string, presented: boolean): Refusa
   return refuse(code, { headers: { "www-authenticate": challenge } });
 }
 
+const BEARER = "bearer";
+
+/**
+ * The token of `Bearer <token>` (the scheme in any case, one or more spaces before the
+ * token, spaces after it): what /^Bearer[ ]+([^ ]+)[ ]*$/i reads, without a match array
+ * on every request.
+ */
+export function bearerToken(header: string): string | undefined {
+  const n = header.length;
+  for (let i = 0; i < 6; i++) if (i >= n || (header.charCodeAt(i) | 0x20) !== BEARER.charCodeAt(i)) return undefined;
+  let i = 6;
+  if (header.charCodeAt(i) !== 32) return undefined;
+  while (i < n && header.charCodeAt(i) === 32) i++;
+  const start = i;
+  while (i < n && header.charCodeAt(i) !== 32) i++;
+  if (i === start) return undefined;
+  const end = i;
+  while (i < n && header.charCodeAt(i) === 32) i++;
+  return i === n ? header.slice(start, end) : undefined;
+}
+
 export function authenticate(
   state: HubState,
   resolvers: readonly CredentialResolver[],
@@ -63,9 +84,8 @@ export function authenticate(
     }
     return unauthorized("unauthorized", baseUrl, false);
   }
-  const match = /^Bearer[ ]+([^ ]+)[ ]*$/i.exec(authorization);
-  if (!match) return unauthorized("invalid_api_key", baseUrl, true);
-  const token = match[1]!;
+  const token = bearerToken(authorization);
+  if (token === undefined) return unauthorized("invalid_api_key", baseUrl, true);
   if (token.startsWith(TOKEN_PREFIX)) {
     for (const r of resolvers) {
       const found = r.bearer?.(token, now, baseUrl);

@@ -111,13 +111,44 @@ function lifeOf(outcome: Outcome, type: string, t: Timing): Step[] {
   }
 }
 
+// The life without a marker, shared by every such generation (made on each submit otherwise).
+// Steps are never changed in place (a generation's plan is replaced, not edited), so the
+// cached ones are frozen; an entry is remade if the timing it was made from has changed.
+interface CachedLife {
+  queuedMs: number;
+  pendingMs: number;
+  runningMs: number | undefined;
+  life: readonly Step[];
+}
+const plainLives = new WeakMap<Timing, Map<string, CachedLife>>();
+
+function plainLife(type: string, t: Timing): readonly Step[] {
+  let byType = plainLives.get(t);
+  if (!byType) {
+    byType = new Map();
+    plainLives.set(t, byType);
+  }
+  const cached = byType.get(type);
+  const runningMs = t.runningMs[type];
+  if (cached && cached.queuedMs === t.queuedMs && cached.pendingMs === t.pendingMs && cached.runningMs === runningMs) return cached.life;
+  const life = Object.freeze(lifeOf({ kind: "done" }, type, t).map((step) => Object.freeze(step)));
+  byType.set(type, { queuedMs: t.queuedMs, pendingMs: t.pendingMs, runningMs, life });
+  return life;
+}
+
 /**
  * The moves left for a generation now at `status` under `outcome`. A generation past
  * the point where the outcome would diverge takes the outcome's ending from here.
  */
 export function stepsFrom(status: string, outcome: Outcome, type: string, t: Timing): Step[] | undefined {
-  const life = lifeOf(outcome, type, t);
-  const at = life.findIndex((s) => s.status === status);
+  const life = outcome.kind === "done" ? plainLife(type, t) : lifeOf(outcome, type, t);
+  let at = -1;
+  for (let i = 0; i < life.length; i++) {
+    if (life[i]!.status === status) {
+      at = i;
+      break;
+    }
+  }
   if (at >= 0 && !(status === "FAILED" && outcome.kind !== "late")) return life.slice(at + 1);
   switch (status) {
     case "MODERATION_PENDING":

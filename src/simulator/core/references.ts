@@ -150,6 +150,15 @@ function kindOf(contentType: string): string {
 
 /** Reads, checks and measures every file a request body names. */
 export function inputsOf(ctx: Ctx, body: Record<string, unknown>): Inputs | Refusal {
+  let named = false;
+  for (const [name] of FILE_FIELD_ENTRIES) {
+    if (body[name] !== undefined) {
+      named = true;
+      break;
+    }
+  }
+  // Most requests name no file: nothing to read.
+  if (!named) return { files: [], image: undefined };
   const files: InputFile[] = [];
   const details: Detail[] = [];
   let image: ImageSize | undefined;

@@ -4,13 +4,15 @@ import { schemaValidator, toDetails } from "../../../contract/index.ts";
 import { chargeFor } from "../charges.ts";
 import { baseHeaders, headerOf, isRefusal, json, jsonText, readJson, type Ctx, type Handler } from "../context.ts";
 import { refuse } from "../errors.ts";
-import type { Generation } from "../state.ts";
+import type { Generation, Step } from "../state.ts";
 import { parseMarkers, stepsFrom } from "../outcomes.ts";
 import { makeCursor, readCursor, readLimit } from "../paging.ts";
 import { priceOf } from "../pricing.ts";
 import { checkSubmit } from "../submit.ts";
 import { inputsOf, spendSubmit } from "../references.ts";
 import { IDEMPOTENCY_KEY_MAX, lookup, remember } from "../idempotency.ts";
+
+const QUEUED: Step = Object.freeze({ status: "QUEUED", afterMs: 0 });
 
 // Rendered, not cached: most submitted records are never read back in the same state.
 function accepted(ctx: Ctx, gen: Generation) {
@@ -123,7 +125,8 @@ const submitGeneration: Handler = (ctx) => {
     });
   }
 
-  const steps = [{ status: "QUEUED", afterMs: 0 }, ...(stepsFrom("QUEUED", markers.outcome, checked.type, hub.timing) ?? [])];
+  const steps = stepsFrom("QUEUED", markers.outcome, checked.type, hub.timing) ?? [];
+  steps.unshift(QUEUED);
   const gen = hub.engine.create({
     account,
     keyId: credential.keyId,
