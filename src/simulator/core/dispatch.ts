@@ -12,14 +12,25 @@ import { newRequestId } from "./util.ts";
 
 // `matchOperation` is a pure function of method and path; a bounded memo keeps the
 // per-request cost of the contract walk off the hot paths.
-const matches = new Map<string, { operation: Operation; params: Record<string, string> } | null>();
-function match(method: string, path: string) {
-  const key = `${method} ${path}`;
-  let found = matches.get(key);
+// By method, then path (no key string built per request).
+type Found = { operation: Operation; params: Record<string, string> } | null;
+const matches = new Map<string, Map<string, Found>>();
+let remembered = 0;
+function match(method: string, path: string): Found {
+  let byPath = matches.get(method);
+  if (!byPath) {
+    byPath = new Map();
+    matches.set(method, byPath);
+  }
+  let found = byPath.get(path);
   if (found === undefined) {
     found = matchOperation(method, path) ?? null;
-    if (matches.size >= 10_000) matches.clear();
-    matches.set(key, found);
+    if (remembered >= 10_000) {
+      for (const m of matches.values()) m.clear();
+      remembered = 0;
+    }
+    byPath.set(path, found);
+    remembered++;
   }
   return found;
 }

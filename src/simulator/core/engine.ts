@@ -7,6 +7,7 @@ import { refuse, type Refusal } from "./errors.ts";
 import type { Hub } from "./hub.ts";
 import { stepsFrom, type Outcome } from "./outcomes.ts";
 import type { Account, Generation, Step } from "./state.ts";
+import { LoggedEvent } from "./events.ts";
 import { isoTime } from "./util.ts";
 
 export interface NewGeneration {
@@ -174,7 +175,7 @@ export class GenerationEngine {
 
   #emit(gen: Generation): void {
     this.#track(gen);
-    this.hub.events.emit(gen.account_id, "generation.status_changed", gen.type, new StatusChange(gen.id, gen.type, gen.status, gen.deleted, gen.updated_at));
+    this.hub.events.emit(gen.account_id, new StatusChange(gen.type, gen.updated_at, gen.id, gen.status, gen.deleted));
   }
 
   /** Replaces what is left of a generation's life with `outcome`; false when nothing can change. */
@@ -271,19 +272,26 @@ export class GenerationEngine {
 }
 
 /**
- * The data of a `generation.status_changed` frame, kept in the event log. The time stays
- * a number until the frame is rendered (most logged events never are).
+ * A `generation.status_changed` event in the log: the record's id, status and deletion at
+ * that moment. Its time (`updated_at`) is the event's time, and stays a number until the
+ * frame is rendered (most logged events never are).
  */
-class StatusChange {
+class StatusChange extends LoggedEvent {
   constructor(
+    type: string,
+    at: number,
     readonly id: string,
-    readonly type: string,
     readonly status: string,
     readonly deleted: boolean,
-    readonly at: number,
-  ) {}
+  ) {
+    super(type, at);
+  }
 
-  toJSON(): { id: string; type: string; status: string; deleted: boolean; updated_at: string } {
+  get event(): string {
+    return "generation.status_changed";
+  }
+
+  data(): { id: string; type: string; status: string; deleted: boolean; updated_at: string } {
     return { id: this.id, type: this.type, status: this.status, deleted: this.deleted, updated_at: isoTime(this.at) };
   }
 }

@@ -6,15 +6,30 @@ import type { SimClock } from "./clock.ts";
 import type { StreamSink } from "./exchange.ts";
 import { fnv } from "./util.ts";
 
-interface Logged {
-  seq: number;
-  at: number;
-  type: string;
-  event: string;
-  data: unknown;
+/**
+ * One logged event, itself the holder of its frame's data (one object per event: the log
+ * keeps every event for the retention window). `seq` is given by the hub; `at` is the
+ * event's time on the simulator's clock (retention counts from it).
+ */
+export abstract class LoggedEvent {
+  seq = 0;
   /** The frame as sent; rendered when first needed (most events are never read). */
-  text: string | null;
+  text: string | null = null;
+
+  constructor(
+    /** Generation type, for the stream's `types` filter. */
+    readonly type: string,
+    readonly at: number,
+  ) {}
+
+  /** The event name (`event:` line). */
+  abstract get event(): string;
+
+  /** The frame's `data:` value, as JSON. */
+  abstract data(): unknown;
 }
+
+type Logged = LoggedEvent;
 
 
 interface AccountLog {
@@ -95,10 +110,11 @@ export class EventHub {
   }
 
   /** Appends a frame to the account's log and writes it to the account's open streams. */
-  emit(accountId: string, event: string, type: string, data: unknown): void {
+  emit(accountId: string, logged: LoggedEvent): void {
     const log = this.#log(accountId);
     this.#prune(log);
-    const logged: Logged = { seq: ++log.head, at: this.clock.now(), type, event, data, text: null };
+    logged.seq = ++log.head;
+    const type = logged.type;
     log.events.push(logged);
     const open = this.#byAccount.get(accountId);
     if (!open || open.size === 0) return;
@@ -109,7 +125,7 @@ export class EventHub {
   }
 
   #text(accountId: string, e: Logged): string {
-    return (e.text ??= `event: ${e.event}\nid: ${this.cursor(accountId, e.seq)}\ndata: ${JSON.stringify(e.data)}\n\n`);
+    return (e.text ??= `event: ${e.event}\nid: ${this.cursor(accountId, e.seq)}\ndata: ${JSON.stringify(e.data())}\n\n`);
   }
 
   /** Where a stream presenting `lastEventId` starts. */

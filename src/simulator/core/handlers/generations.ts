@@ -41,12 +41,15 @@ const listGenerations: Handler = (ctx) => {
     }
     i = lo - 1;
   }
-  const page: string[] = [];
+  // The body is joined once from its parts (one flat string: no copy of nested pieces later).
+  const parts: string[] = ['{"data":['];
+  let count = 0;
   let last: Generation | undefined;
-  for (; i >= 0 && page.length < limit; i--) {
+  for (; i >= 0 && count < limit; i--) {
     const g = all[i]!;
     if (g.deleted) continue;
-    page.push(hub.engine.recordText(g, ctx.baseUrl));
+    if (count++ > 0) parts.push(",");
+    parts.push(hub.engine.recordText(g, ctx.baseUrl));
     last = g;
   }
   let more = false;
@@ -57,7 +60,8 @@ const listGenerations: Handler = (ctx) => {
     }
   }
   const next = more && last ? JSON.stringify(makeCursor(hub.state.epoch, `${last.created_at}:${last.id}`)) : "null";
-  return jsonText(ctx, 200, `{"data":[${page.join(",")}],"next_cursor":${next}}`);
+  parts.push('],"next_cursor":', next, "}");
+  return jsonText(ctx, 200, parts.join(""));
 };
 
 function splitPosition(position: string): [number, string] {
