@@ -114,6 +114,8 @@ function lifeOf(outcome: Outcome, type: string, t: Timing): Step[] {
 // The life without a marker, shared by every such generation (made on each submit otherwise).
 // Steps are never changed in place (a generation's plan is replaced, not edited), so the
 // cached ones are frozen; an entry is remade if the timing it was made from has changed.
+// The array itself is not frozen (copying a frozen array takes V8's slow path) and never
+// leaves this module: callers get slices.
 interface CachedLife {
   queuedMs: number;
   pendingMs: number;
@@ -131,7 +133,7 @@ function plainLife(type: string, t: Timing): readonly Step[] {
   const cached = byType.get(type);
   const runningMs = t.runningMs[type];
   if (cached && cached.queuedMs === t.queuedMs && cached.pendingMs === t.pendingMs && cached.runningMs === runningMs) return cached.life;
-  const life = Object.freeze(lifeOf({ kind: "done" }, type, t).map((step) => Object.freeze(step)));
+  const life = lifeOf({ kind: "done" }, type, t).map((step) => Object.freeze(step));
   byType.set(type, { queuedMs: t.queuedMs, pendingMs: t.pendingMs, runningMs, life });
   return life;
 }

@@ -129,8 +129,8 @@ const submitGeneration: Handler = (ctx) => {
     });
   }
 
-  const steps = stepsFrom("QUEUED", markers.outcome, checked.type, hub.timing) ?? [];
-  steps.unshift(QUEUED);
+  const steps: Step[] = [QUEUED];
+  for (const step of stepsFrom("QUEUED", markers.outcome, checked.type, hub.timing) ?? []) steps.push(step);
   const gen = hub.engine.create({
     account,
     keyId: credential.keyId,
