@@ -28,7 +28,7 @@ export class SimClock {
   #simBase: number;
   /** While a task runs, `now()` reads the task's own time so timestamps are exact. */
   #pinned: number | undefined;
-  #heap: Task[] = [];
+  #heap = new TaskHeap();
   #seq = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #armedFor: number | undefined;
@@ -80,7 +80,7 @@ export class SimClock {
 
   /** Forgets every pending task (state reset). */
   clear(): void {
-    this.#heap = [];
+    this.#heap = new TaskHeap();
     this.#disarm();
   }
 
@@ -89,7 +89,7 @@ export class SimClock {
   }
 
   pending(): number {
-    return this.#heap.filter((t) => !t.cancelled).length;
+    return this.#heap.tasks.filter((t) => !t.cancelled).length;
   }
 
   #runDue(limit: number): void {
@@ -97,7 +97,7 @@ export class SimClock {
     this.#running = true;
     try {
       for (;;) {
-        const top = this.#heap[0];
+        const top = this.#heap.peek();
         if (!top || top.at > limit) break;
         this.#pop();
         if (top.cancelled) continue;
@@ -145,48 +145,92 @@ export class SimClock {
   }
 
   #peekLive(): Task | undefined {
-    while (this.#heap[0]?.cancelled) this.#pop();
-    return this.#heap[0];
+    while (this.#heap.peek()?.cancelled) this.#pop();
+    return this.#heap.peek();
   }
 
-  // A binary min-heap on (at, seq): tasks due at the same moment run in scheduling order.
-  #less(a: Task, b: Task): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  }
-
-  // Sifts move a hole instead of swapping pairs: one write per level.
   #push(task: Task): void {
-    const h = this.#heap;
-    let i = h.length;
-    h.push(task);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const p = h[parent]!;
-      if (!this.#less(task, p)) break;
-      h[i] = p;
-      i = parent;
-    }
-    h[i] = task;
+    this.#heap.push(task);
   }
 
   #pop(): Task | undefined {
-    const h = this.#heap;
-    const top = h[0];
-    const last = h.pop();
-    const n = h.length;
+    return this.#heap.pop();
+  }
+}
+
+/**
+ * A binary min-heap of tasks on (at, seq): tasks due at the same moment run in scheduling
+ * order. The keys sit in typed arrays beside the tasks, so a sift compares numbers in one
+ * block of memory instead of reading a task object (a cache miss each) on every level.
+ */
+class TaskHeap {
+  readonly tasks: Task[] = [];
+  #at = new Float64Array(1024);
+  #seq = new Float64Array(1024);
+
+  peek(): Task | undefined {
+    return this.tasks[0];
+  }
+
+  push(task: Task): void {
+    const t = this.tasks;
+    let i = t.length;
+    if (i === this.#at.length) this.#grow();
+    const a = this.#at;
+    const s = this.#seq;
+    const at = task.at;
+    const seq = task.seq;
+    t.push(task);
+    // Sifts move a hole instead of swapping pairs: one write per level.
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      const pa = a[p]!;
+      if (at > pa || (at === pa && seq > s[p]!)) break;
+      a[i] = pa;
+      s[i] = s[p]!;
+      t[i] = t[p]!;
+      i = p;
+    }
+    a[i] = at;
+    s[i] = seq;
+    t[i] = task;
+  }
+
+  pop(): Task | undefined {
+    const t = this.tasks;
+    const top = t[0];
+    const last = t.pop();
+    const n = t.length;
     if (n > 0 && last) {
+      const a = this.#at;
+      const s = this.#seq;
+      const la = a[n]!;
+      const ls = s[n]!;
       let i = 0;
       for (;;) {
         const l = 2 * i + 1;
         if (l >= n) break;
         const r = l + 1;
-        const m = r < n && this.#less(h[r]!, h[l]!) ? r : l;
-        if (!this.#less(h[m]!, last)) break;
-        h[i] = h[m]!;
-        i = m;
+        const c = r < n && (a[r]! < a[l]! || (a[r] === a[l] && s[r]! < s[l]!)) ? r : l;
+        if (la < a[c]! || (la === a[c] && ls < s[c]!)) break;
+        a[i] = a[c]!;
+        s[i] = s[c]!;
+        t[i] = t[c]!;
+        i = c;
       }
-      h[i] = last;
+      a[i] = la;
+      s[i] = ls;
+      t[i] = last;
     }
     return top;
+  }
+
+  #grow(): void {
+    const at = new Float64Array(this.#at.length * 2);
+    at.set(this.#at);
+    this.#at = at;
+    const seq = new Float64Array(this.#seq.length * 2);
+    seq.set(this.#seq);
+    this.#seq = seq;
   }
 }
