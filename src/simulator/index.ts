@@ -40,8 +40,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   });
   const host = options.host ?? "127.0.0.1";
   await app.listen({ host, port: options.port ?? 4010 });
-  // After the server answers: the first submit then does not pay for compiling validators.
-  const warming = setImmediate(() => hub.warm());
+  // Soon after the server answers, not at once: compiling the validators takes ~150 ms,
+  // which a request arriving right at launch would otherwise wait for; a submit made
+  // later then does not pay for it.
+  const warming = setTimeout(() => hub.warm(), 100);
   const address = app.server.address();
   const port = address && typeof address === "object" ? address.port : options.port;
   const shownHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
@@ -51,7 +53,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     hub,
     close() {
       closed ??= (async () => {
-        clearImmediate(warming);
+        clearTimeout(warming);
         hub.shutdown();
         await app.close();
       })();
