@@ -12,17 +12,11 @@ export interface StatusesOptions {
   timeout?: number;
 }
 
-export function chunk<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
 export async function readStatuses(hub: HubCore, ids: Iterable<string>, options: StatusesOptions = {}): Promise<GenerationRecord[]> {
   const unique = [...new Set(ids)];
   const records: GenerationRecord[] = [];
-  for (const part of chunk(unique, BATCH_MAX_IDS)) {
-    const { data } = await hub.POST("/v1/generations/status", { ...options, body: { ids: part } });
+  for (let i = 0; i < unique.length; i += BATCH_MAX_IDS) {
+    const { data } = await hub.POST("/v1/generations/status", { ...options, body: { ids: unique.slice(i, i + BATCH_MAX_IDS) } });
     records.push(...data.data);
   }
   return records;

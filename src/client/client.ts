@@ -7,7 +7,7 @@ import { errorFromAnswer, HubError } from "./errors.ts";
 import { randomId } from "./ids.ts";
 import { KNOWN_SUBMIT_TYPES } from "./limits.ts";
 import { parseRateLimit, type RateLimit } from "./ratelimit.ts";
-import { createTransport, HubRequest, type CallOptions, type Credentials, type FetchLike, type RetryOptions } from "./retry.ts";
+import { createTransport, HubCall, type CallOptions, type Credentials, type FetchLike, type RetryOptions } from "./retry.ts";
 
 export type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
 
@@ -38,8 +38,8 @@ export type HubMethod<M extends HttpMethod> = <P extends PathsWith<M>, I extends
 
 /** A success answer: the body, the server's request id and the rate-limit state. */
 export class HubResult<T> {
-  readonly data: T;
-  readonly response: Response;
+  declare readonly data: T;
+  declare readonly response: Response;
   constructor(data: T, response: Response) {
     this.data = data;
     this.response = response;
@@ -108,18 +108,28 @@ export function createHubCore(options: HubClientOptions): HubCore {
   const api = createClient<paths>({
     baseUrl,
     fetch: transport,
-    Request: HubRequest,
     headers: options.headers,
-    ...(options.credentials ? { credentials: options.credentials } : {}),
+    credentials: options.credentials,
   });
+  // Middleware sees real Requests: once one is registered (or given to the call), calls
+  // are built as Requests; until then as HubCalls, sent as fetch(url, init).
+  let observed = false;
+  const use = api.use;
+  api.use = (...m) => ((observed = true), use(...m));
 
-  const unwrap = async (pending: Promise<{ data?: unknown; error?: unknown; response: Response }>) => {
-    const { data, error, response } = await pending;
-    if (!response.ok && response.status !== 304) throw errorFromAnswer(response, error);
-    return new HubResult(data, response);
+  type Answer = Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  type Init = { middleware?: unknown[] };
+  /** Routes `api[name]` through HubCall when nothing observes the request; answers the throwing form. */
+  const method = (name: "GET" | "POST" | "PUT" | "PATCH" | "DELETE") => {
+    const bare = api[name] as (url: string, init?: object) => Answer;
+    const call = (url: string, init?: Init) => bare(url, observed || init?.middleware ? init : { Request: HubCall, ...init });
+    api[name] = call as never;
+    return (async (url: string, init?: Init) => {
+      const { data, error, response } = await call(url, init);
+      if (!response.ok && response.status !== 304) throw errorFromAnswer(response, error);
+      return new HubResult(data, response);
+    }) as never;
   };
-  const method = (name: "GET" | "POST" | "PUT" | "PATCH" | "DELETE") =>
-    ((url: string, init?: object) => unwrap((api[name] as (u: string, i?: object) => Promise<{ response: Response }>)(url, init))) as never;
 
   const core: HubCore = {
     api,
@@ -131,13 +141,8 @@ export function createHubCore(options: HubClientOptions): HubCore {
     PATCH: method("PATCH"),
     DELETE: method("DELETE"),
     async submit(body, submitOptions = {}) {
-      const { idempotencyKey = randomId(), headers, ...call } = submitOptions;
-      const result = await core.POST("/v1/generations", {
-        ...call,
-        body,
-        headers,
-        params: { header: { "Idempotency-Key": idempotencyKey } },
-      });
+      const { idempotencyKey = randomId(), ...call } = submitOptions;
+      const result = await core.POST("/v1/generations", { ...call, body, params: { header: { "Idempotency-Key": idempotencyKey } } });
       return Object.assign(result as HubResult<GenerationRecord>, { idempotencyKey });
     },
   };

@@ -16,13 +16,13 @@ export class HubError extends Error {
 export class HubHttpError extends HubError {
   override name = "HubHttpError";
   /** HTTP status of the answer. */
-  readonly status: number;
+  declare readonly status: number;
   /** The server's request id (`X-Request-Id` answer header), when present. */
-  readonly request_id: string | undefined;
+  declare readonly request_id: string | undefined;
   /** Raw headers of the answer. */
-  readonly headers: Headers;
+  declare readonly headers: Headers;
   /** Body text (or the parsed body) of the answer. */
-  readonly body: unknown;
+  declare readonly body: unknown;
 
   constructor(message: string, status: number, headers: Headers, body: unknown, requestId?: string) {
     super(message);
@@ -47,11 +47,11 @@ export class HubHttpError extends HubError {
 export class HubApiError extends HubHttpError {
   override name = "HubApiError";
   /** Stable machine token from the contract's error-code table. */
-  readonly code: ErrorCode;
+  declare readonly code: ErrorCode;
   /** Human wording (English, or Russian with `Accept-Language: ru`). */
-  readonly user_message: string;
+  declare readonly user_message: string;
   /** Per-field causes, where the refusal has them. */
-  readonly details: ErrorDetail[] | undefined;
+  declare readonly details: ErrorDetail[] | undefined;
   /** The envelope as received. */
   declare readonly body: ErrorEnvelope;
 
@@ -96,8 +96,7 @@ export class HubAbortError extends HubError {
 }
 
 export function isEnvelope(body: unknown): body is ErrorEnvelope {
-  const e = (body as { error?: { code?: unknown } } | null)?.error;
-  return typeof e === "object" && e !== null && typeof e.code === "string";
+  return typeof (body as { error?: { code?: unknown } } | null)?.error?.code === "string";
 }
 
 /** The error for a non-success answer: `HubApiError` for the envelope, else `HubHttpError`. */
@@ -117,9 +116,9 @@ export async function bodyOf(response: Response): Promise<unknown> {
 }
 
 export function retryAfterSeconds(headers: Headers, body: unknown): number | undefined {
-  // The contract sends integer seconds (never an HTTP date).
-  const seconds = Number(headers.get("retry-after") ?? NaN);
-  if (seconds >= 0) return seconds;
-  const fromBody = (body as ErrorEnvelope | undefined)?.error?.retry_after_seconds;
-  return typeof fromBody === "number" && fromBody >= 0 ? fromBody : undefined;
+  // The contract sends integer seconds (never an HTTP date): the header, else the envelope's field.
+  for (const seconds of [Number(headers.get("retry-after") ?? NaN), (body as ErrorEnvelope | undefined)?.error?.retry_after_seconds]) {
+    if (typeof seconds === "number" && seconds >= 0) return seconds;
+  }
+  return undefined;
 }

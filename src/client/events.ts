@@ -15,7 +15,7 @@ import { readStatuses } from "./batch.ts";
 import type { HubCore } from "./client.ts";
 import { errorFromAnswer, HubAbortError, HubConnectionError, HubError, HubStreamTerminatedError, HubTimeoutError, isEnvelope, type HubHttpError } from "./errors.ts";
 import { DEAD_CONNECTION_MS, IN_PROGRESS_STATUSES } from "./limits.ts";
-import { anySignal, backoff, sleep } from "./retry.ts";
+import { backoff, sleep } from "./retry.ts";
 
 export interface StatusChangedEvent {
   event: "generation.status_changed";
@@ -56,9 +56,9 @@ export interface EventsOptions {
 
 export class EventStream implements AsyncIterable<HubEvent> {
   /** The id of the last frame delivered; store it to resume later. */
-  lastEventId: string | undefined;
+  declare lastEventId: string | undefined;
   /** Generations caught up on after a `reset`: given in `track`, plus those seen in progress. */
-  readonly tracked: Set<string>;
+  declare readonly tracked: Set<string>;
   /** Connections opened so far (1 + reconnects). */
   connections = 0;
   readonly #hub: HubCore;
@@ -92,7 +92,7 @@ export class EventStream implements AsyncIterable<HubEvent> {
     const o = this.#options;
     const user = o.signal;
     // Stops connections and waits on close() or on the caller's abort.
-    const stop = user ? anySignal(user, this.#stop.signal) : this.#stop.signal;
+    const stop = user ? AbortSignal.any([user, this.#stop.signal]) : this.#stop.signal;
     const idleTimeout = o.idleTimeout ?? DEAD_CONNECTION_MS;
     let reconnectBase = o.reconnectDelay ?? 1_000;
     const reconnectMax = o.reconnectMax ?? 30_000;
@@ -115,7 +115,7 @@ export class EventStream implements AsyncIterable<HubEvent> {
               header: this.lastEventId !== undefined ? { "Last-Event-ID": this.lastEventId } : undefined,
             },
             parseAs: "stream",
-            signal: anySignal(stop, conn.signal),
+            signal: AbortSignal.any([stop, conn.signal]),
           });
         } catch (error) {
           if (!(error instanceof HubConnectionError || error instanceof HubTimeoutError)) throw error;
@@ -146,7 +146,7 @@ export class EventStream implements AsyncIterable<HubEvent> {
         try {
           while (true) {
             const chunk = await readWithin(reader, idleTimeout);
-            if (chunk === IDLE || chunk.done) break;
+            if (!chunk || chunk.done) break;
             heardSomething = true;
             parser.feed(decoder.decode(chunk.value, { stream: true }));
             for (const frame of frames.splice(0)) {
@@ -183,7 +183,7 @@ export class EventStream implements AsyncIterable<HubEvent> {
       case "reset": {
         // The reset's id is stored (above), then the tracked generations are caught up.
         const data = parse(frame) as StreamReset;
-        const records = this.tracked.size > 0 ? await readStatuses(this.#hub, this.tracked, { signal: this.#options.signal }) : [];
+        const records = await readStatuses(this.#hub, this.tracked, { signal: this.#options.signal }); // none tracked: no call
         for (const r of records) if (!IN_PROGRESS_STATUSES.has(r.status)) this.tracked.delete(r.id);
         return { event: "reset", id, data, records };
       }
@@ -191,9 +191,7 @@ export class EventStream implements AsyncIterable<HubEvent> {
         const body = parse(frame);
         throw isEnvelope(body) ? new HubStreamTerminatedError(response.status, response.headers, body) : new HubError("terminated");
       }
-      default:
-        // Frames of names this client does not know advance the cursor only.
-        return undefined;
+      // Frames of names this client does not know advance the cursor only.
     }
   }
 }
@@ -206,14 +204,12 @@ function parse(frame: EventSourceMessage): unknown {
   }
 }
 
-const IDLE = Symbol("idle");
-
-/** One read, or `IDLE` when no byte arrives in time (the caller then drops the connection). */
-function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<ReadableStreamReadResult<Uint8Array> | typeof IDLE> {
+/** One read, or `undefined` when no byte arrives in time (the caller then drops the connection). */
+function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<ReadableStreamReadResult<Uint8Array> | undefined> {
   let handle: ReturnType<typeof setTimeout> | undefined;
   const read = reader.read();
   read.catch(() => undefined);
-  const idle = new Promise<typeof IDLE>((resolve) => (handle = setTimeout(() => resolve(IDLE), ms)));
+  const idle = new Promise<undefined>((resolve) => (handle = setTimeout(() => resolve(undefined), ms)));
   return Promise.race([read, idle]).finally(() => clearTimeout(handle));
 }
 

@@ -64,7 +64,7 @@ export function paginate<P extends CollectionPath, I extends MaybeOptionalInit<p
 ): Paginator<ItemOf<P>, HubResult<GetData<P>>> {
   const first = (init[0] ?? {}) as { params?: { query?: Record<string, unknown> } & Record<string, unknown> } & Record<string, unknown>;
   return new Paginator((cursor) => {
-    const params = { ...first.params, query: { ...first.params?.query, ...(cursor === undefined ? {} : { cursor }) } };
+    const params = { ...first.params, query: { ...first.params?.query, ...(cursor !== undefined && { cursor }) } };
     return (hub.GET as (p: string, i: object) => Promise<HubResult<GetData<P>>>)(path, { ...first, params });
   }, (page) => page.data as unknown as Collection<ItemOf<P>>);
 }

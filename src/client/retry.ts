@@ -73,40 +73,45 @@ export function attemptsOf(response: Response): number {
 }
 
 export function createTransport(options: TransportOptions = {}): FetchLike {
-  const fetchImpl: FetchLike = options.fetch ?? ((r) => globalThis.fetch(r));
   const requestId = options.requestId ?? randomId;
   const replaySafe = options.replaySafe ?? defaultReplaySafe;
   const backoffBase = options.backoffBase ?? 500;
   const backoffMax = options.backoffMax ?? 8_000;
   const maxRetryAfter = options.maxRetryAfter ?? 60;
 
-  return async function transport(request: Request): Promise<Response> {
-    const call = request as Request & CallOptions & Partial<HubRequest>;
+  return async function transport(input: Request): Promise<Response> {
+    const call = input as (Request | HubCall) & CallOptions;
+    const url = call.url;
     const maxRetries = call.maxRetries ?? options.maxRetries ?? 2;
     const timeout = call.timeout ?? options.timeout ?? 60_000;
     const bare = call.hubBare === true;
-    const credentials = !bare && options.credentials && sameOrigin(request.url, options.origin) ? options.credentials : undefined;
-    // A request built by HubRequest (every openapi-fetch call) is sent itself on the first
-    // attempt and keeps its body for later ones; other requests are copied per attempt
-    // from their bytes. The caller's signal rides on the request itself.
-    const own = "hubBody" in call && !(call.hubBody instanceof ReadableStream);
-    const userSignal = request.signal;
-    const body = own ? (call.hubBody ?? null) : request.body === null ? null : await request.arrayBuffer();
-    const callerId = request.headers.has("x-request-id");
+    const credentials = !bare && options.credentials && sameOrigin(url, options.origin) ? options.credentials : undefined;
+    // Each attempt goes out as fetch(target, init) with fresh headers, so fetch builds the
+    // attempt's one Request, as a raw fetch does: a HubCall (an openapi-fetch call no
+    // middleware looks at) as its address and its own init; a Request as itself with its
+    // bytes. A custom fetch gets that Request. The caller's signal rides on the call.
+    const init = (call as Partial<HubCall>).init;
+    const target = init ? url : input;
+    const { headers, signal, body: source } = init ?? input;
+    const userSignal = signal as AbortSignal | undefined;
+    const body = source instanceof ReadableStream ? await new Response(source).arrayBuffer() : (source ?? null);
+    const callerId = headers.has("x-request-id");
+    let sent: Headers;
+    const attemptInit = (): RequestInit => ({ ...init, headers: sent, body });
+    const safe = () => replaySafe(new Request(target, attemptInit()));
     let rejected: string | undefined;
     let reauthorized = false;
 
     for (let attempt = 0; ; attempt++) {
-      if (userSignal.aborted) throw new HubAbortError({ cause: userSignal.reason });
-      const first = own && attempt === 0;
-      const headers = first ? request.headers : new Headers(request.headers);
+      if (userSignal?.aborted) throw new HubAbortError({ cause: userSignal.reason });
+      sent = new Headers(headers);
       let token: string | undefined;
       if (!bare) {
-        if (!callerId) headers.set("x-request-id", requestId());
+        if (!callerId) sent.set("x-request-id", requestId());
         if (credentials) {
-          const given = credentials({ rejected, signal: userSignal });
+          const given = credentials({ rejected, signal: userSignal ?? new AbortController().signal });
           token = typeof given === "string" || given === undefined ? given : await given;
-          if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
+          if (token !== undefined) sent.set("authorization", `Bearer ${token}`);
         }
       }
       // The timeout races the answer's headers. It attaches no signal to the request: in
@@ -116,7 +121,7 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
       let timedOut = false;
       let response: Response;
       try {
-        const pending = fetchImpl(first ? request : new Request(request, { headers, body }));
+        const pending = options.fetch ? options.fetch(new Request(target, attemptInit())) : globalThis.fetch(target, attemptInit());
         response = await Promise.race([
           pending,
           new Promise<never>((_, reject) => {
@@ -128,67 +133,57 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
           }),
         ]);
       } catch (error) {
-        if (userSignal.aborted) throw new HubAbortError({ cause: error });
+        if (userSignal?.aborted) throw new HubAbortError({ cause: error });
         const failure = timedOut ? (error as HubTimeoutError) : new HubConnectionError("Connection failed", { cause: error });
-        if (attempt >= maxRetries || !replaySafe(request)) throw failure;
+        if (attempt >= maxRetries || !safe()) throw failure;
         await sleep(backoff(attempt, backoffBase, backoffMax), userSignal);
         continue;
       } finally {
         clearTimeout(handle);
       }
-      const sent = attempt + 1;
-      attempts.set(response, sent);
+      if (attempt) attempts.set(response, attempt + 1); // a first attempt's answer is not recorded (attemptsOf answers 1)
       const status = response.status;
-      if (status < 400) return response;
-
-      if (status === 401 && credentials && !reauthorized && token !== undefined) {
-        const peeked = await peek(response);
-        if (peeked.code === "invalid_token") {
-          reauthorized = true;
-          rejected = token;
-          attempt--;
-          continue;
-        }
-        return keep(peeked.response, sent);
+      if (status < 400 || (status < 500 && status !== 429 && status !== 401)) return response;
+      const { body: answer, code, reason } = await peek(response);
+      if (status === 401) {
+        // One 401 invalid_token with a token provider: ask it again with the refused token.
+        if (code !== "invalid_token" || !credentials || reauthorized || token === undefined) return response;
+        reauthorized = true;
+        rejected = token;
+        attempt--;
+        continue;
       }
-      if (status !== 429 && status < 500) return response;
-
-      const peeked = await peek(response);
-      const code = peeked.code;
       const retryable =
         status === 429
-          ? code !== "too_many_streams" && !(code === "rate_limited" && peeked.reason === "concurrency")
-          : (code === undefined ? status !== 501 && status !== 505 : code === "internal_error" || code === "service_unavailable") && replaySafe(request);
-      if (!retryable || attempt >= maxRetries) return keep(peeked.response, sent);
-      const wait = retryAfterSeconds(response.headers, peeked.body);
-      if (wait !== undefined && wait > maxRetryAfter) return keep(peeked.response, sent);
+          ? code !== "too_many_streams" && !(code === "rate_limited" && reason === "concurrency")
+          : (code === undefined ? status !== 501 && status !== 505 : code === "internal_error" || code === "service_unavailable") && safe();
+      const wait = retryAfterSeconds(response.headers, answer);
+      if (!retryable || attempt >= maxRetries || (wait !== undefined && wait > maxRetryAfter)) return response;
       await sleep(wait !== undefined ? wait * 1000 : backoff(attempt, backoffBase, backoffMax), userSignal);
     }
   };
 }
 
 /**
- * The Request class openapi-fetch builds every call with: it keeps its body, so the
- * first attempt sends this very request and retries are built without copying it.
+ * What openapi-fetch builds a call with when no middleware looks at the request (its
+ * `Request` option): the address and the init, without building an undici Request. The
+ * transport sends it as `fetch(url, init)`, so each attempt builds one Request (as a raw
+ * fetch does) instead of openapi-fetch's plus the copy fetch makes of a Request it is given.
  */
-export class HubRequest extends Request {
-  readonly hubBody: BodyInit | null | undefined;
-  constructor(input: RequestInfo | URL, init: RequestInit = {}) {
-    super(input, init);
-    this.hubBody = init.body;
-  }
+export interface HubCall {
+  url: string;
+  method: string;
+  init: RequestInit & { headers: Headers };
 }
+/** Constructs a HubCall (openapi-fetch calls it with `new`, as it would a Request). */
+export const HubCall = function (url: string, init: RequestInit & { headers: Headers }): HubCall {
+  return { url, method: init.method!, init };
+} as unknown as new (url: string, init: RequestInit & { headers: Headers }) => HubCall;
 
-function keep(response: Response, sent: number): Response {
-  attempts.set(response, sent);
-  return response;
-}
-
-/** Reads an error answer once and rebuilds it, so the caller can still read its body. */
-async function peek(response: Response): Promise<{ response: Response; body: unknown; code?: string; reason?: string }> {
-  const body = await bodyOf(response).catch(() => undefined);
-  const rebuilt = new Response(typeof body === "string" || body === undefined ? body : JSON.stringify(body), response);
-  return isEnvelope(body) ? { response: rebuilt, body, code: body.error.code, reason: body.error.details?.[0]?.reason } : { response: rebuilt, body };
+/** Reads an error answer's copy, so the caller can still read the answer itself. */
+async function peek(response: Response): Promise<{ body: unknown; code?: string; reason?: string }> {
+  const body = await bodyOf(response.clone()).catch(() => undefined);
+  return isEnvelope(body) ? { body, code: body.error.code, reason: body.error.details?.[0]?.reason } : { body };
 }
 
 export function backoff(attempt: number, base: number, max: number): number {
@@ -199,26 +194,20 @@ export function backoff(attempt: number, base: number, max: number): number {
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new HubAbortError({ cause: signal.reason }));
-    const onAbort = () => {
+    const done = () => {
       clearTimeout(handle);
-      reject(new HubAbortError({ cause: signal!.reason }));
+      signal?.removeEventListener("abort", done);
+      if (signal?.aborted) reject(new HubAbortError({ cause: signal.reason }));
+      else resolve();
     };
-    const handle = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const handle = setTimeout(done, ms);
+    signal?.addEventListener("abort", done);
+    if (signal?.aborted) done();
   });
 }
 
-/** Aborts when either does (`AbortSignal.any`: Node 20.3+, every current browser). */
-export function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  return AbortSignal.any([a, b]);
-}
-
+/** `url` is `origin` or an address under it. */
 function sameOrigin(url: string, origin: string | undefined): boolean {
-  if (origin === undefined) return true;
-  return url.startsWith(origin) && (url.length === origin.length || url[origin.length] === "/");
+  return origin === undefined || `${url}/`.startsWith(`${origin}/`);
 }
 

@@ -9,7 +9,7 @@
 // (proxy), the earlier attempt has landed and the upload counts as done.
 import type { UploadContentType, UploadTicket } from "../../generated/types.ts";
 import type { HubCore } from "./client.ts";
-import { bodyOf, errorFromAnswer, HubApiError } from "./errors.ts";
+import { bodyOf, errorFromAnswer, isEnvelope } from "./errors.ts";
 import { attemptsOf, type CallOptions } from "./retry.ts";
 
 export type UploadBody = Blob | ArrayBuffer | Uint8Array;
@@ -39,37 +39,31 @@ export interface UploadResult {
 export async function upload(hub: HubCore, body: UploadBody, options: UploadOptions): Promise<UploadResult> {
   const { contentType, kind = "image", via = "direct", signal, maxRetries, timeout } = options;
   const length = body instanceof Blob ? body.size : body.byteLength;
-  const call = { signal, maxRetries, timeout };
-  const issued = await hub.POST("/v1/uploads", { ...call, body: { kind, content_type: contentType, content_length: length } });
+  const issued = await hub.POST("/v1/uploads", { signal, maxRetries, timeout, body: { kind, content_type: contentType, content_length: length } });
   const ticket = issued.data;
-
-  if (via === "direct") {
-    // The ticket signs the exact length asked for; fetch sends the body's own length.
-    const request = new Request(ticket.url, { method: "PUT", headers: ticket.headers, body: body as BodyInit, signal });
-    const response = await hub.fetch(Object.assign(request, { hubBare: true, maxRetries, timeout } satisfies CallOptions));
-    if (response.ok || (response.status === 412 && attemptsOf(response) > 1)) {
-      await response.body?.cancel();
-      return { reference: ticket.reference, ticket, via, requestId: issued.requestId };
-    }
-    throw errorFromAnswer(response, await bodyOf(response));
-  }
-
-  const request = new Request(hub.baseUrl + ticket.proxy_path, {
+  const direct = via === "direct";
+  // Direct: the signed address with exactly the ticket's headers (the ticket signs the exact
+  // length; fetch sends the body's own) and nothing of this client (`hubBare`); proxy: the
+  // ticket's path on this API, with the client's credentials.
+  const request = new Request(direct ? ticket.url : hub.baseUrl + ticket.proxy_path, {
     method: "PUT",
-    headers: { "Content-Type": contentType },
+    headers: direct ? ticket.headers : { "Content-Type": contentType },
     body: body as BodyInit,
     signal,
   });
-  const response = await hub.fetch(Object.assign(request, { maxRetries, timeout } satisfies CallOptions));
+  const response = await hub.fetch(Object.assign(request, { hubBare: direct, maxRetries, timeout } satisfies CallOptions));
   const answer = await bodyOf(response);
-  const requestId = response.headers.get("x-request-id") ?? issued.requestId;
-  if (response.ok) {
-    const done = answer as { reference?: string; bytes_stored?: number };
-    return { reference: done.reference ?? ticket.reference, ticket, via, requestId, bytesStored: done.bytes_stored };
-  }
-  const error = errorFromAnswer(response, answer);
-  if (error instanceof HubApiError && error.code === "duplicate_key_conflict" && attemptsOf(response) > 1) {
-    return { reference: ticket.reference, ticket, via, requestId };
-  }
-  throw error;
+  // A ticket is written once: after a retried attempt, 412 (storage) or 409
+  // duplicate_key_conflict (proxy) means an earlier attempt landed.
+  const landed = attemptsOf(response) > 1 && (direct ? response.status === 412 : isEnvelope(answer) && answer.error.code === "duplicate_key_conflict");
+  if (!response.ok && !landed) throw errorFromAnswer(response, answer);
+  // The proxy's own answer: `{ reference, bytes_stored }`.
+  const done = (!direct && response.ok ? answer : {}) as { reference?: string; bytes_stored?: number };
+  return {
+    reference: done.reference ?? ticket.reference,
+    ticket,
+    via,
+    requestId: (!direct && response.headers.get("x-request-id")) || issued.requestId,
+    ...(done.bytes_stored !== undefined && { bytesStored: done.bytes_stored }),
+  };
 }

@@ -205,3 +205,81 @@ describe("batch status reads", () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe("how a call reaches fetch", () => {
+  /** Records what the client hands to the global fetch, then lets the real fetch send it. */
+  function spyOnFetch() {
+    const real = globalThis.fetch;
+    const seen: { input: unknown; init: RequestInit | undefined }[] = [];
+    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+      seen.push({ input, init });
+      return real(input, init);
+    }) as typeof fetch;
+    return { seen, restore: () => void (globalThis.fetch = real) };
+  }
+
+  it("EP-2 SUB-0: without middleware, each attempt is fetch(url, init), one Request built by fetch as with a raw fetch; retries keep the idempotency key", async () => {
+    let n = 0;
+    const { hub, server } = await hubWith((req, res) => (n++ === 0 ? refuse(res, "service_unavailable") : answer(res, 202, record(GEN_ID, "QUEUED"), { Location: `/v1/generations/${GEN_ID}` })));
+    const spy = spyOnFetch();
+    try {
+      await hub.submit({ type: "video", model: "m1", prompt: "p" }, { idempotencyKey: "idem-fast" });
+    } finally {
+      spy.restore();
+    }
+    expect(spy.seen.map((s) => typeof s.input)).toEqual(["string", "string"]);
+    expect(spy.seen.every((s) => s.init?.headers instanceof Headers)).toBe(true);
+    expect(server.requests.map((r) => [r.headers["idempotency-key"], r.headers.authorization, r.headers["content-type"]])).toEqual([
+      ["idem-fast", "Bearer hub_test_key", "application/json"],
+      ["idem-fast", "Bearer hub_test_key", "application/json"],
+    ]);
+    expect(server.requests[0]!.headers["x-request-id"]).not.toBe(server.requests[1]!.headers["x-request-id"]);
+    expect(JSON.parse(server.requests[1]!.body)).toEqual({ type: "video", model: "m1", prompt: "p" });
+  });
+
+  it("a middleware sees a real Request and its changes are sent; once one was registered, calls stay real Requests", async () => {
+    const { hub, server } = await hubWith((req, res) => answer(res, 200, record(GEN_ID, "RUNNING")));
+    const seenByMiddleware: unknown[] = [];
+    const middleware = {
+      onRequest({ request }: { request: Request }) {
+        seenByMiddleware.push(request);
+        request.headers.set("x-trace", "from-middleware");
+        return request;
+      },
+    };
+    const spy = spyOnFetch();
+    try {
+      hub.api.use(middleware);
+      await hub.GET("/v1/generations/{id}", { params: { path: { id: GEN_ID } } });
+      hub.api.eject(middleware);
+      await hub.GET("/v1/generations/{id}", { params: { path: { id: GEN_ID } } });
+    } finally {
+      spy.restore();
+    }
+    // A middleware given to one call only, on a client without registered middleware.
+    const other = createHubClient({ baseUrl: server.url, apiKey: "hub_test_key" });
+    const spy2 = spyOnFetch();
+    try {
+      await other.GET("/v1/generations/{id}", { params: { path: { id: GEN_ID } }, middleware: [middleware] } as never);
+      await other.GET("/v1/generations/{id}", { params: { path: { id: GEN_ID } } });
+    } finally {
+      spy2.restore();
+    }
+    expect(spy2.seen.map((s) => (s.input instanceof Request ? "Request" : typeof s.input))).toEqual(["Request", "string"]);
+    expect(seenByMiddleware).toHaveLength(2);
+    expect(seenByMiddleware.every((r) => r instanceof Request)).toBe(true);
+    expect(server.requests.map((r) => r.headers["x-trace"])).toEqual(["from-middleware", undefined, "from-middleware", undefined]);
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(Array(4).fill("Bearer hub_test_key"));
+    expect(spy.seen.map((s) => (s.input instanceof Request ? "Request" : typeof s.input))).toEqual(["Request", "Request"]);
+  });
+
+  it("AUTH-2: a token provider that gives no token on a retry sends no stale token (the caller's header, if any)", async () => {
+    let n = 0;
+    const tokens = ["tok_first"];
+    const { hub, server } = await hubWith((req, res) => (n++ < 2 ? refuse(res, "service_unavailable") : answer(res, 200, {})), { apiKey: undefined, token: () => tokens.shift() });
+    await hub.GET("/v1/me");
+    await hub.GET("/v1/me", { headers: { Authorization: "Bearer caller_own" } });
+    // Three attempts of the first call (two 503s), then the second call.
+    expect(server.requests.map((r) => r.headers.authorization)).toEqual(["Bearer tok_first", undefined, undefined, "Bearer caller_own"]);
+  });
+});
