@@ -90,7 +90,8 @@ describe("client against the simulator", () => {
     for (let i = 0; i < 3; i++) submitted.push((await client.submit(video(`clip ${i}`))).data.id);
     await reading;
     expect(cutter.cut).toBe(4);
-    expect(stream.connections).toBeGreaterThanOrEqual(5);
+    // One cut per connection: four connections, so at least three resumes (the last cut one may carry the last event).
+    expect(stream.connections).toBeGreaterThanOrEqual(cutter.cut);
     expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
     for (const id of submitted) expect(statuses.get(id)).toEqual(["QUEUED", "PENDING", "RUNNING", "DONE"]);
   });
