@@ -51,7 +51,9 @@ describe("code samples", () => {
   it("a sample that no longer matches the client fails the type check", () => {
     writeFileSync(
       join(work, "tsconfig.json"),
-      JSON.stringify({ extends: join(samplesDir, "tsconfig.json"), include: [join(work, "*.ts")] }),
+      // typeRoots: the work folder is outside the project, where "types": ["node"] would not
+      // resolve, and such a global error would hide every semantic one.
+      JSON.stringify({ extends: join(samplesDir, "tsconfig.json"), compilerOptions: { typeRoots: [at("node_modules/@types")] }, include: [join(work, "*.ts")] }),
     );
     writeFileSync(
       join(work, "stale.ts"),
@@ -59,12 +61,14 @@ describe("code samples", () => {
         'import { createHubClient } from "@generation-hub/api";',
         'const hub = createHubClient({ baseUrl: "http://127.0.0.1:4010", apiKey: "k" });',
         'const { data } = await hub.GET("/v1/whoami");',
-        "console.log(data.user_name);",
+        // Records are open to unlisted fields, so a stale field name alone still compiles; a
+        // stale value of a closed vocabulary (a scope) or of a closed request body does not.
+        'console.log(data?.scopes.includes("generations:writ"));',
         'await hub.submit({ type: "video", modell: "video-model-a" });',
       ].join("\n"),
     );
     const found = diagnostics(join(work, "tsconfig.json"));
-    expect(found.some((d) => d.includes("user_name"))).toBe(true);
+    expect(found.some((d) => d.includes("generations:writ"))).toBe(true);
     expect(found.some((d) => d.includes("modell"))).toBe(true);
   }, 90_000);
 });
