@@ -209,8 +209,7 @@ function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number)
   let handle: ReturnType<typeof setTimeout> | undefined;
   const read = reader.read();
   read.catch(() => undefined);
-  const idle = new Promise<undefined>((resolve) => (handle = setTimeout(() => resolve(undefined), ms)));
-  return Promise.race([read, idle]).finally(() => clearTimeout(handle));
+  return Promise.race([read, new Promise<undefined>((resolve) => (handle = setTimeout(() => resolve(undefined), ms)))]).finally(() => clearTimeout(handle));
 }
 
 export function streamEvents(hub: HubCore, options?: EventsOptions): EventStream {

@@ -85,15 +85,16 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
     const maxRetries = call.maxRetries ?? options.maxRetries ?? 2;
     const timeout = call.timeout ?? options.timeout ?? 60_000;
     const bare = call.hubBare === true;
-    const credentials = !bare && options.credentials && sameOrigin(url, options.origin) ? options.credentials : undefined;
+    // Credentials go only to the API's origin (not to a storage address, say).
+    const origin = options.origin;
+    const credentials = !bare && (origin === undefined || `${url}/`.startsWith(`${origin}/`)) ? options.credentials : undefined;
     // Each attempt goes out as fetch(target, init) with fresh headers, so fetch builds the
     // attempt's one Request, as a raw fetch does: a HubCall (an openapi-fetch call no
     // middleware looks at) as its address and its own init; a Request as itself with its
     // bytes. A custom fetch gets that Request. The caller's signal rides on the call.
     const init = (call as Partial<HubCall>).init;
     const target = init ? url : input;
-    const { headers, signal, body: source } = init ?? input;
-    const userSignal = signal as AbortSignal | undefined;
+    const { headers, signal: userSignal, body: source } = (init ?? input) as { headers: Headers; signal?: AbortSignal; body?: BodyInit | null };
     const body = source instanceof ReadableStream ? await new Response(source).arrayBuffer() : (source ?? null);
     const callerId = headers.has("x-request-id");
     let sent: Headers;
@@ -109,7 +110,7 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
       if (!bare) {
         if (!callerId) sent.set("x-request-id", requestId());
         if (credentials) {
-          const given = credentials({ rejected, signal: userSignal ?? new AbortController().signal });
+          const given = credentials({ rejected, signal: userSignal ?? (never ??= new AbortController().signal) });
           token = typeof given === "string" || given === undefined ? given : await given;
           if (token !== undefined) sent.set("authorization", `Bearer ${token}`);
         }
@@ -172,13 +173,18 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
  */
 export interface HubCall {
   url: string;
-  method: string;
   init: RequestInit & { headers: Headers };
 }
-/** Constructs a HubCall (openapi-fetch calls it with `new`, as it would a Request). */
+/**
+ * Constructs a HubCall (openapi-fetch calls it with `new`, as it would a Request). It has no
+ * `method`: openapi-fetch reads one only to spot HEAD, which is never built this way.
+ */
 export const HubCall = function (url: string, init: RequestInit & { headers: Headers }): HubCall {
-  return { url, method: init.method!, init };
+  return { url, init };
 } as unknown as new (url: string, init: RequestInit & { headers: Headers }) => HubCall;
+
+/** A signal that never aborts, for credentials asked without a caller's signal (one per call costs). */
+let never: AbortSignal | undefined;
 
 /** Reads an error answer's copy, so the caller can still read the answer itself. */
 async function peek(response: Response): Promise<{ body: unknown; code?: string; reason?: string }> {
@@ -205,9 +211,3 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) done();
   });
 }
-
-/** `url` is `origin` or an address under it. */
-function sameOrigin(url: string, origin: string | undefined): boolean {
-  return origin === undefined || `${url}/`.startsWith(`${origin}/`);
-}
-

@@ -38,7 +38,7 @@ export interface UploadResult {
 
 export async function upload(hub: HubCore, body: UploadBody, options: UploadOptions): Promise<UploadResult> {
   const { contentType, kind = "image", via = "direct", signal, maxRetries, timeout } = options;
-  const length = body instanceof Blob ? body.size : body.byteLength;
+  const length = body instanceof Blob ? body.size : body.byteLength; // exact, not a maximum
   const issued = await hub.POST("/v1/uploads", { signal, maxRetries, timeout, body: { kind, content_type: contentType, content_length: length } });
   const ticket = issued.data;
   const direct = via === "direct";
