@@ -1,11 +1,15 @@
 // Simulator benchmark (`npm run bench:simulator`). Prints figures; asserts nothing.
 //
-// In one run on this machine, three servers side by side, each in its own process:
+// In one run on this machine, servers side by side, each in its own process:
 //   - the simulator (`tsx src/simulator/cli.ts`, what `npm start` runs),
 //   - Prism mocking the same document (`prism mock generated/openapi.yaml`),
-//   - a bare `node:http` server answering a constant (of the same size as the simulator's answer).
-// The machine may be shared: launches and load rounds interleave the three servers and
-// every figure is a median, so load from elsewhere hits them alike.
+//   - a bare `node:http` server answering a constant (of the same size as the simulator's answer),
+//   - for reference in the load rounds, Fastify set up as the simulator's adapter sets it up
+//     (same options, raw body parser, catch-all route, answer written to Node's response)
+//     answering the same constants with the simulator's header set: the ceiling of any
+//     simulator on this framework and machine (no work per request beyond the framework's).
+// The machine may be shared: launches and load rounds interleave the servers and every
+// figure is a median, so load from elsewhere hits them alike.
 // 1. Time to first answer after launch (spawn -> first 200 of GET /v1/models).
 // 2. Requests/s and p50/p99 latency at 16 connections (autocannon) for a validated
 //    submit (a fresh Idempotency-Key per request, so each one is a new generation)
@@ -46,6 +50,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const LAUNCHES = Number(process.env.BENCH_LAUNCHES ?? 3);
 const CONNECTIONS = 16;
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000);
+/** BENCH_VERBOSE=1 prints every load round as it ends (to see what a median hides). */
+const VERBOSE = process.env.BENCH_VERBOSE === "1";
 const KEY = "ghk_demo_full";
 const SUBMIT_BODY = JSON.stringify({ type: "video", model: "video-model-a", prompt: "A lighthouse at dusk, waves breaking, slow dolly-in", duration: 5 });
 const UNLIMITED = "1000000000";
@@ -123,6 +129,39 @@ async function bare(): Promise<Launched> {
   return launch("bare node:http", process.execPath, ["-e", BARE], port, { PORT: String(port) });
 }
 
+// The framework's ceiling: the simulator adapter's Fastify setup (src/simulator/http/server.ts)
+// with nothing behind it. Same answer sizes as the bare server, plus the header set every
+// simulator answer carries (request id, Cache-Control, Vary, the RateLimit pair, Location on a submit).
+const FASTIFY = `
+const Fastify = require("fastify");
+const record = ${JSON.stringify(JSON.stringify(RECORD))};
+const page = JSON.stringify({ data: Array(20).fill(JSON.parse(record)), next_cursor: "MTc5NTMyOTY4NjM2NzpnZW5fMDFNODBaU1lUWkI4V1MwR0ZFOThaQkFCRkc.0oetdx7" });
+const app = Fastify({ logger: false, bodyLimit: 1048576, forceCloseConnections: true, exposeHeadRoutes: false, return503OnClosing: false,
+  requestTimeout: 30000, routerOptions: { maxParamLength: 1 << 20 }, http: { maxHeaderSize: 16384 } });
+app.removeAllContentTypeParsers();
+app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 1048576 }, (_req, body, done) => done(null, body));
+let n = 0;
+function serve(request, reply) {
+  reply.hijack();
+  const post = request.raw.method === "POST";
+  const body = post ? record : page;
+  const headers = { "x-request-id": "req_" + (++n).toString(36).padStart(16, "0"), "cache-control": "private, no-store", vary: "Authorization, Cookie, Origin",
+    ratelimit: '"default";r=' + (1e9 - n) + ";t=60", "ratelimit-policy": '"default";q=1000000000;w=60', "content-type": "application/json; charset=utf-8" };
+  if (post) headers.location = "/v1/generations/gen_01M81HZQP1V9X6SHH0GPQ3F3CQ";
+  headers["content-length"] = String(Buffer.byteLength(body));
+  reply.raw.writeHead(post ? 202 : 200, headers);
+  reply.raw.end(body);
+}
+app.route({ method: app.supportedMethods, url: "/", handler: serve });
+app.route({ method: app.supportedMethods, url: "/*", handler: serve });
+app.listen({ host: "127.0.0.1", port: Number(process.env.PORT) });
+`;
+
+async function fastifyFloor(): Promise<Launched> {
+  const port = await freePort();
+  return launch("fastify constants", process.execPath, ["-e", FASTIFY], port, { PORT: String(port) });
+}
+
 function stop(l: Launched): Promise<void> {
   return new Promise((resolve) => {
     l.child.once("exit", () => resolve());
@@ -190,7 +229,7 @@ async function firstAnswers(): Promise<Record<string, number>> {
  * the machine hits them alike. Each figure is the median over the rounds.
  */
 async function throughput(): Promise<Row[]> {
-  const servers = [await simulator(), await prism(), await bare()];
+  const servers = [await simulator(), await prism(), await bare(), await fastifyFloor()];
   const samples = new Map<string, Row[]>();
   try {
     for (const server of servers) for (const options of Object.values(scenarios)) await autocannon({ ...options(server.base), duration: 1 }); // warm-up
@@ -203,6 +242,7 @@ async function throughput(): Promise<Row[]> {
           const key = `${scenario}|${server.name}`;
           if (!samples.has(key)) samples.set(key, []);
           samples.get(key)!.push({ scenario, server: server.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts, cpu });
+          if (VERBOSE) console.log(`round ${round + 1} | ${scenario} | ${server.name} | ${Math.round(r.requests.average)} req/s | p99 ${r.latency.p99} ms | ${Math.round(cpu)} us CPU/request | load ${loadavg()[0]!.toFixed(2)}`);
         }
       }
     }
@@ -313,6 +353,14 @@ async function main() {
       const of = (server: string) => rows.find((r) => r.scenario === scenario && r.server === server)!;
       const sim = of("simulator");
       console.log(`| ${scenario} | ${fmt(sim.rps / of("prism mock").rps, 1)}x | ${fmt((100 * sim.rps) / of("bare node:http").rps)}% | ${fmt(sim.p99, 1)} | ${fmt(of("prism mock").cpu / sim.cpu, 1)}x | ${fmt((100 * of("bare node:http").cpu) / sim.cpu)}% |`);
+    }
+    console.log("\nThe framework's ceiling: Fastify as the simulator sets it up, answering constants (no simulator work)");
+    console.log("| Scenario | requests/s vs Prism | requests/s vs bare | p99 ms | server CPU us/request | simulator CPU beyond it, us/request |");
+    console.log("|---|---:|---:|---:|---:|---:|");
+    for (const scenario of Object.keys(scenarios)) {
+      const of = (server: string) => rows.find((r) => r.scenario === scenario && r.server === server)!;
+      const floor = of("fastify constants");
+      console.log(`| ${scenario} | ${fmt(floor.rps / of("prism mock").rps, 1)}x | ${fmt((100 * floor.rps) / of("bare node:http").rps)}% | ${fmt(floor.p99, 1)} | ${fmt(floor.cpu)} | ${fmt(of("simulator").cpu - floor.cpu)} |`);
     }
   }
   if (!only || only === "first") {
