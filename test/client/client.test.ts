@@ -1,23 +1,10 @@
 // Requests and answers of the client: credentials, request ids, typed errors, rate
 // limits, paging and batch reads, against local servers that speak the contract.
-import { afterEach, describe, expect, it } from "vitest";
-import { createHubClient, HubApiError, model3dType, parseRateLimit, paginateWith, type HubClientOptions } from "../../src/client/index.ts";
-import { answer, GEN_ID, record, refuse, serve, type Handler, type TestServer } from "./support/server.ts";
+import { describe, expect, it } from "vitest";
+import { createHubClient, HubApiError, model3dType, parseRateLimit, paginateWith } from "../../src/client/index.ts";
+import { answer, GEN_ID, record, refuse, serverPerTest, type Handler } from "./support/server.ts";
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  const s = server;
-  server = undefined;
-  if (s) {
-    await s.close();
-    expect(s.violations).toEqual([]);
-  }
-});
-
-async function hubWith(handler: Handler, options: Partial<HubClientOptions> = {}) {
-  server = await serve(handler);
-  return { server, hub: createHubClient({ baseUrl: server.url, apiKey: "hub_test_key", backoffBase: 5, backoffMax: 20, ...options }) };
-}
+const hubWith = serverPerTest({ backoffBase: 5, backoffMax: 20 });
 
 describe("requests", () => {
   it("AUTH-1 EP-2: every request carries the key as a bearer token and an X-Request-Id of its own", async () => {
@@ -53,13 +40,13 @@ describe("requests", () => {
 
   it("ENV-1 ENV-5: a refusal is one HubApiError with status, code, user_message, request_id and details", async () => {
     const details = [{ field: "duration", reason: "out_of_range", message: "duration must be <= 30" }];
-    const { hub } = await hubWith((req, res) => refuse(res, "invalid_request", { details }));
+    const { hub, server } = await hubWith((req, res) => refuse(res, "invalid_request", { details }));
     const error = (await hub.submit({ type: "video", model: "m1", duration: 99 }).catch((e: unknown) => e)) as HubApiError;
     expect(error).toBeInstanceOf(HubApiError);
     expect(error.status).toBe(400);
     expect(error.code).toBe("invalid_request");
     expect(error.user_message).toBe("refused: invalid_request");
-    expect(error.request_id).toBe(server!.requests[0]!.headers["x-request-id"]);
+    expect(error.request_id).toBe(server.requests[0]!.headers["x-request-id"]);
     expect(error.details).toEqual(details);
   });
 

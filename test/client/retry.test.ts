@@ -1,22 +1,9 @@
 // The transport beneath openapi-fetch: retries against fault-injecting servers.
-import { afterEach, describe, expect, it } from "vitest";
-import { createHubClient, HubAbortError, HubApiError, HubConnectionError, HubHttpError, HubTimeoutError, type HubClientOptions } from "../../src/client/index.ts";
-import { answer, GEN_ID, record, refuse, serve, type Handler, type TestServer } from "./support/server.ts";
+import { describe, expect, it } from "vitest";
+import { HubAbortError, HubApiError, HubConnectionError, HubHttpError, HubTimeoutError } from "../../src/client/index.ts";
+import { answer, GEN_ID, record, refuse, serverPerTest } from "./support/server.ts";
 
-let server: TestServer | undefined;
-afterEach(async () => {
-  const s = server;
-  server = undefined;
-  if (s) {
-    await s.close();
-    expect(s.violations).toEqual([]);
-  }
-});
-
-async function hubWith(handler: Handler, options: Partial<HubClientOptions> = {}) {
-  server = await serve(handler);
-  return { server, hub: createHubClient({ baseUrl: server.url, apiKey: "hub_test_key", backoffBase: 10, backoffMax: 40, ...options }) };
-}
+const hubWith = serverPerTest({ backoffBase: 10, backoffMax: 40 });
 
 const video = { type: "video" as const, model: "vendorA-video-1", prompt: "a cat" };
 

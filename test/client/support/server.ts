@@ -4,6 +4,8 @@
 // contract (`checkAnswer`), so a fake never says what the real API could not.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { afterEach, expect } from "vitest";
+import { createHubClient, type HubClientOptions } from "../../../src/client/index.ts";
 import { checkAnswer, matchOperation, statusOf } from "../../../src/contract/index.ts";
 
 export interface Recorded {
@@ -107,3 +109,24 @@ export function record(id: string, status: string, extra: Record<string, unknown
 }
 
 export const GEN_ID = "gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB";
+
+/**
+ * One local server per test, closed after it; the test fails when the server saw an answer
+ * that breaks the contract. `hubWith(handler)` serves and gives a client of it (test key,
+ * short backoffs unless `options` say otherwise).
+ */
+export function serverPerTest(defaults: Partial<HubClientOptions> = {}) {
+  let current: TestServer | undefined;
+  afterEach(async () => {
+    const s = current;
+    current = undefined;
+    if (s) {
+      await s.close();
+      expect(s.violations).toEqual([]);
+    }
+  });
+  return async function hubWith(handler: Handler, options: Partial<HubClientOptions> = {}) {
+    const server = (current = await serve(handler));
+    return { server, hub: createHubClient({ baseUrl: server.url, apiKey: "hub_test_key", ...defaults, ...options }) };
+  };
+}
