@@ -17,6 +17,7 @@ import { RateLimiter, type RateLimitConfig } from "./ratelimit.ts";
 import { seedDemoGenerations } from "./fixtures/generations.ts";
 import { createState, type HubState } from "./state.ts";
 import { IdMaker } from "./util.ts";
+import { quickValidator } from "./quick-validators.ts";
 import { installLibrary } from "./install-library.ts";
 import { installSite } from "./install-site.ts";
 import type { OAuthOptions } from "./oauth/index.ts";
@@ -202,7 +203,8 @@ export class Hub {
    * submit). Call once the server answers.
    */
   warm(): void {
-    for (const name of ["SubmitRequest", "GenerationStatusRequest", "GenerationReportRequest"]) schemaValidator(name)({});
+    for (const name of ["GenerationStatusRequest", "GenerationReportRequest"]) schemaValidator(name)({});
+    quickValidator("SubmitRequest")({});
     validateChosen("SubmitRequest", { type: "video" });
   }
 

@@ -2,9 +2,10 @@
 // the type the API does not submit (503), the contract's schema (400 with details from
 // the contract's own validator), then the model-specific reasons of the seed's reason
 // table, checked against the catalog entry of the model this key can launch.
-import { schemaValidator, validateChosen, type Detail } from "../../contract/index.ts";
+import { validateChosen, type Detail } from "../../contract/index.ts";
 import { refuse, type Refusal } from "./errors.ts";
 import { DEFAULT_MODEL, PUBLISHED_TYPES, UNSUBMITTABLE_TYPES, type ModelDef } from "./fixtures/catalog.ts";
+import { quickValidator } from "./quick-validators.ts";
 import type { Account } from "./state.ts";
 
 export interface AcceptedSubmit {
@@ -27,9 +28,9 @@ export function checkSubmit(body: unknown, models: readonly ModelDef[], account:
   if (typeof type === "string" && (UNSUBMITTABLE_TYPES as readonly string[]).includes(type)) {
     return refuse("submit_unavailable", { message: `Generation type ${type} is not submitted through this API; nothing was charged.` });
   }
-  // The compiled validator answers valid bodies fast; the branch-aware one names the
-  // faults of an invalid body.
-  if (!schemaValidator("SubmitRequest")(body)) {
+  // The quick validator answers valid bodies; the branch-aware one names the faults of
+  // an invalid body.
+  if (!quickValidator("SubmitRequest")(body)) {
     return refuse("invalid_request", { details: validateChosen("SubmitRequest", body) });
   }
   const request = body as Record<string, unknown>;
