@@ -48,10 +48,13 @@ export interface Markers {
   blocked: boolean;
 }
 
+// Most prompts carry no marker: one shared (frozen) answer for them.
+const NO_MARKERS: Markers = Object.freeze({ outcome: Object.freeze({ kind: "done" }), blocked: false });
+
 export function parseMarkers(prompt: unknown): Markers {
+  if (typeof prompt !== "string" || !prompt.includes("[sim:")) return NO_MARKERS;
   let outcome: Outcome = { kind: "done" };
   let blocked = false;
-  if (typeof prompt !== "string" || !prompt.includes("[sim:")) return { outcome, blocked };
   for (const m of prompt.matchAll(MARKER)) {
     const parsed = outcomeOf(m[1]!, m[2]);
     if (parsed === "blocked") blocked = true;

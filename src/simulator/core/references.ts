@@ -52,7 +52,7 @@ export interface InputFile {
 }
 
 export interface Inputs {
-  files: InputFile[];
+  files: readonly InputFile[];
   /** The measured size of the first image (`image_url` of an upscale, or the first of `image_urls`). */
   image?: ImageSize;
 }
@@ -148,6 +148,8 @@ function kindOf(contentType: string): string {
   return contentType.split("/")[0]!;
 }
 
+const NO_INPUTS: Inputs = Object.freeze({ files: Object.freeze([]), image: undefined });
+
 /** Reads, checks and measures every file a request body names. */
 export function inputsOf(ctx: Ctx, body: Record<string, unknown>): Inputs | Refusal {
   let named = false;
@@ -158,7 +160,7 @@ export function inputsOf(ctx: Ctx, body: Record<string, unknown>): Inputs | Refu
     }
   }
   // Most requests name no file: nothing to read.
-  if (!named) return { files: [], image: undefined };
+  if (!named) return NO_INPUTS;
   const files: InputFile[] = [];
   const details: Detail[] = [];
   let image: ImageSize | undefined;

@@ -24,6 +24,8 @@ export class IdMaker {
   /** Character codes of the 10 time and 16 random characters of the last id. */
   #codes: number[] = new Array<number>(26).fill(48);
   #random = new Uint8Array(16);
+  /** Character codes of a whole id, one array per prefix, refilled per id (no array per id). */
+  #whole = new Map<string, number[]>();
 
   next(prefix: string, time: number): string {
     const codes = this.#codes;
@@ -42,8 +44,11 @@ export class IdMaker {
     for (let i = 0; i < 16; i++) codes[10 + i] = CROCKFORD_CODES[this.#random[i]!]!;
     // Made in one piece: a concatenation would keep a chain of string parts alive in
     // every stored record (ids are kept for the life of the state).
-    const all = new Array<number>(prefix.length + 26);
-    for (let i = 0; i < prefix.length; i++) all[i] = prefix.charCodeAt(i);
+    let all = this.#whole.get(prefix);
+    if (!all) {
+      all = Array.from(prefix + "0".repeat(26), (c) => c.charCodeAt(0));
+      this.#whole.set(prefix, all);
+    }
     for (let i = 0; i < 26; i++) all[prefix.length + i] = codes[i]!;
     return String.fromCharCode.apply(null, all);
   }
