@@ -69,14 +69,7 @@ export class GenerationEngine {
       next_at: null,
       cache: null,
     };
-    const state = this.hub.state;
-    state.generations.set(gen.id, gen);
-    let list = state.by_account.get(gen.account_id);
-    if (!list) {
-      list = [];
-      state.by_account.set(gen.account_id, list);
-    }
-    list.push(gen);
+    this.adopt(gen);
     this.#emit(gen);
     this.#scheduleNext(gen);
     return gen;

@@ -1,23 +1,15 @@
 // The hub's state: accounts, keys, generations, the idempotency store, the ledger and
 // reports. Everything here is plain data, rebuilt from the fixtures on reset.
 import type { Scheduled } from "./clock.ts";
-import { demoAccounts, demoKeys, type FreeQuota } from "./fixtures/accounts.ts";
+import { demoAccounts, demoKeys, type AccountSeed } from "./fixtures/accounts.ts";
 import { articles, type Article } from "./fixtures/knowledge.ts";
 import { catalog, type ModelDef } from "./fixtures/catalog.ts";
 import { openingLedger } from "./ledger.ts";
 import { subscriptionFrom, type Subscription } from "./subscriptions.ts";
 import { randomToken } from "./util.ts";
 
-export interface Account {
-  id: string;
-  role: string;
-  plan: { id: string; paid: boolean };
-  balance_cc: number;
-  free_quotas: FreeQuota[];
-  api_access: boolean;
-  suspended: boolean;
-  terms_accepted: boolean;
-  early_access: boolean;
+/** An account as the hub keeps it: its seed, with the subscription made live. */
+export interface Account extends Omit<AccountSeed, "subscription"> {
   /**
    * The live subscription or null (GET /v1/billing/subscription reads it; the session-only
    * subscription actions change it). See subscriptions.ts.
