@@ -3,7 +3,7 @@
 // reference read, checked and measured where a request names it (submit, estimate).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bound } from "../../src/contract/index.ts";
-import { png } from "../../src/simulator/assets/make-assets.ts";
+import { png } from "../../src/simulator/assets/files.ts";
 import { DEFAULT_SIGNATURE_SECONDS, DEFAULT_UPLOAD_LIFETIME_DAYS } from "../../src/simulator/core/library.ts";
 import { OTHER, startSim, type Sim } from "./support/harness.ts";
 import { fixture, PNG, storagePut, ticket, upload } from "./support/uploads.ts";

@@ -1,93 +1,14 @@
-// Rebuilds the tiny result files served by GET /v1/generations/{id}/outputs/{kind}/{index}:
-//   image.png  64x64 RGB gradient (zlib, written here)
-//   model.glb  a tetrahedron as glTF 2.0 binary (written here)
-//   video.mp4  1 s of 64x64 H.264 at 10 fps: frames encoded by Chromium's WebCodecs
-//              (playwright-core, /usr/bin/chromium), muxed into a progressive MP4 here
+// Rebuilds the result files served by GET /v1/generations/{id}/outputs/{kind}/{index}:
+//   image.png, model.glb  from files.ts
+//   video.mp4             1 s of 64x64 H.264 at 10 fps: frames encoded by Chromium's WebCodecs
+//                         (playwright-core, /usr/bin/chromium), muxed into a progressive MP4
+// A command, not a library: tests import files.ts, never this (it writes into the tree).
 // Run: npx tsx src/simulator/assets/make-assets.ts [png|glb|mp4 ...]
 import { writeFileSync } from "node:fs";
-import { deflateSync } from "node:zlib";
 import { fileURLToPath } from "node:url";
+import { glb, png } from "./files.ts";
 
 const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
-
-// ---------------------------------------------------------------------------- PNG
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-function pngChunk(type: string, data: Uint8Array): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, "ascii");
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([Buffer.from(type, "ascii"), data])), 0);
-  return Buffer.concat([head, data, crc]);
-}
-export function png(size = 64): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0);
-  ihdr.writeUInt32BE(size, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // RGB
-  const rows: number[] = [];
-  for (let y = 0; y < size; y++) {
-    rows.push(0); // filter: none
-    for (let x = 0; x < size; x++) {
-      const ring = Math.hypot(x - size / 2, y - size / 2) < size / 4;
-      rows.push(ring ? 250 : Math.round((x / size) * 255), ring ? 180 : Math.round((y / size) * 255), ring ? 40 : 160);
-    }
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk("IHDR", ihdr),
-    pngChunk("IDAT", deflateSync(Buffer.from(rows))),
-    pngChunk("IEND", new Uint8Array()),
-  ]);
-}
-
-// ---------------------------------------------------------------------------- GLB
-export function glb(): Buffer {
-  const positions = new Float32Array([0, 1, 0, -1, -1, 1, 1, -1, 1, 0, -1, -1]);
-  const indices = new Uint16Array([0, 1, 2, 0, 2, 3, 0, 3, 1, 1, 3, 2]);
-  const posBytes = Buffer.from(positions.buffer);
-  const idxBytes = Buffer.from(indices.buffer);
-  const bin = Buffer.concat([posBytes, idxBytes, Buffer.alloc((4 - ((posBytes.length + idxBytes.length) % 4)) % 4)]);
-  const gltf = {
-    asset: { version: "2.0", generator: "generation-hub simulator" },
-    scene: 0,
-    scenes: [{ nodes: [0] }],
-    nodes: [{ mesh: 0, name: "tetrahedron" }],
-    meshes: [{ primitives: [{ attributes: { POSITION: 0 }, indices: 1 }] }],
-    buffers: [{ byteLength: bin.length }],
-    bufferViews: [
-      { buffer: 0, byteOffset: 0, byteLength: posBytes.length, target: 34962 },
-      { buffer: 0, byteOffset: posBytes.length, byteLength: idxBytes.length, target: 34963 },
-    ],
-    accessors: [
-      { bufferView: 0, componentType: 5126, count: 4, type: "VEC3", min: [-1, -1, -1], max: [1, 1, 1] },
-      { bufferView: 1, componentType: 5123, count: indices.length, type: "SCALAR" },
-    ],
-  };
-  let json = Buffer.from(JSON.stringify(gltf), "utf8");
-  json = Buffer.concat([json, Buffer.alloc((4 - (json.length % 4)) % 4, 0x20)]);
-  const header = Buffer.alloc(12);
-  header.writeUInt32LE(0x46546c67, 0); // "glTF"
-  header.writeUInt32LE(2, 4);
-  header.writeUInt32LE(12 + 8 + json.length + 8 + bin.length, 8);
-  const chunk = (type: number, data: Buffer) => {
-    const h = Buffer.alloc(8);
-    h.writeUInt32LE(data.length, 0);
-    h.writeUInt32LE(type, 4);
-    return Buffer.concat([h, data]);
-  };
-  return Buffer.concat([header, chunk(0x4e4f534a, json), chunk(0x004e4942, bin)]);
-}
 
 const wanted = process.argv.slice(2);
 const all = wanted.length === 0;
