@@ -3,33 +3,10 @@
 //   image.png  64x64 RGB gradient with a ring (zlib)
 //   model.glb  a tetrahedron as glTF 2.0 binary
 // video.mp4 needs an H.264 encoder and lives in make-mp4.ts. make-assets.ts writes them.
-import { deflateSync } from "node:zlib";
+import { encodePng } from "../../common/png.ts";
 
 // ---------------------------------------------------------------------------- PNG
-const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-function pngChunk(type: string, data: Uint8Array): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, "ascii");
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([Buffer.from(type, "ascii"), data])), 0);
-  return Buffer.concat([head, data, crc]);
-}
 export function png(size = 64): Buffer {
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0);
-  ihdr.writeUInt32BE(size, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // RGB
   const rows: number[] = [];
   for (let y = 0; y < size; y++) {
     rows.push(0); // filter: none
@@ -38,12 +15,7 @@ export function png(size = 64): Buffer {
       rows.push(ring ? 250 : Math.round((x / size) * 255), ring ? 180 : Math.round((y / size) * 255), ring ? 40 : 160);
     }
   }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk("IHDR", ihdr),
-    pngChunk("IDAT", deflateSync(Buffer.from(rows))),
-    pngChunk("IEND", new Uint8Array()),
-  ]);
+  return encodePng(size, 2, Buffer.from(rows));
 }
 
 // ---------------------------------------------------------------------------- GLB
