@@ -1,7 +1,7 @@
 // The simulated clock: explicit advances run due tasks in time order with exact
 // timestamps; a frozen clock runs nothing until advanced, except what is already due.
 import { describe, expect, it } from "vitest";
-import { SimClock } from "../../src/simulator/core/clock.ts";
+import { SimClock, TaskQueue } from "../../src/simulator/core/clock.ts";
 
 describe("SimClock", () => {
   it("a frozen clock stands still; advance runs every task that falls due, in time order, at its own time", () => {
@@ -51,5 +51,45 @@ describe("SimClock", () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(clock.now()).toBe(frozen);
     clock.stop();
+  });
+});
+
+describe("TaskQueue", () => {
+  // Pops must come out in (at, seq) order whatever the mix: tasks arriving sorted per
+  // delay (the lanes), out of order, with ties, and more disorder than there are lanes
+  // (the heap behind them). Checked against a plain sort on pseudo-random workloads.
+  function run(seed: number, delays: number, jitter: number) {
+    let x = seed;
+    const random = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const queue = new TaskQueue<{ at: number; seq: number }>();
+    const pending: { at: number; seq: number }[] = [];
+    const popped: { at: number; seq: number }[] = [];
+    const expected: { at: number; seq: number }[] = [];
+    let now = 0;
+    let seq = 0;
+    const popOne = () => {
+      pending.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      expected.push(pending.shift()!);
+      popped.push(queue.pop()!);
+    };
+    for (let i = 0; i < 5_000; i++) {
+      now += Math.floor(random() * 3);
+      const task = { at: now + 100 * Math.floor(random() * delays) - Math.floor(random() * jitter), seq: seq++ };
+      queue.push(task);
+      pending.push(task);
+      if (random() < 0.45) popOne();
+    }
+    while (pending.length) popOne();
+    expect(queue.pop()).toBeUndefined();
+    return { popped, expected };
+  }
+
+  it("gives tasks in time order, ties in scheduling order: sorted per delay, out of order, and beyond its lanes", () => {
+    for (const [delays, jitter] of [[1, 0], [4, 0], [12, 5], [40, 0], [40, 300]] as const) {
+      for (const seed of [1, 2, 3]) {
+        const { popped, expected } = run(seed, delays, jitter);
+        expect(popped, `${delays} delays, jitter ${jitter}, seed ${seed}`).toEqual(expected);
+      }
+    }
   });
 });
