@@ -117,25 +117,19 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
       }
       // The timeout races the answer's headers. It attaches no signal to the request: in
       // Node a signal on a request costs more than the rest of this layer together. An
-      // attempt that times out is left to finish; its answer, if any, is discarded.
+      // attempt that times out is left to finish; its answer, if any, is discarded. One
+      // promise per attempt settled by whichever comes first (Promise.race makes three).
       let handle: ReturnType<typeof setTimeout> | undefined;
-      let timedOut = false;
       let response: Response;
       try {
         const pending = options.fetch ? options.fetch(new Request(target, attemptInit())) : globalThis.fetch(target, attemptInit());
-        response = await Promise.race([
-          pending,
-          new Promise<never>((_, reject) => {
-            handle = setTimeout(() => {
-              timedOut = true;
-              pending.then((late) => late.body?.cancel(), () => undefined);
-              reject(new HubTimeoutError(`No answer within ${timeout} ms`));
-            }, timeout);
-          }),
-        ]);
+        response = await new Promise<Response>((resolve, reject) => {
+          handle = setTimeout(expire, timeout, pending, reject, timeout);
+          pending.then(resolve, reject);
+        });
       } catch (error) {
         if (userSignal?.aborted) throw new HubAbortError({ cause: error });
-        const failure = timedOut ? (error as HubTimeoutError) : new HubConnectionError("Connection failed", { cause: error });
+        const failure = error instanceof HubTimeoutError ? error : new HubConnectionError("Connection failed", { cause: error });
         if (attempt >= maxRetries || !safe()) throw failure;
         await sleep(backoff(attempt, backoffBase, backoffMax), userSignal);
         continue;
@@ -182,6 +176,12 @@ export interface HubCall {
 export const HubCall = function (url: string, init: RequestInit & { headers: Headers }): HubCall {
   return { url, init };
 } as unknown as new (url: string, init: RequestInit & { headers: Headers }) => HubCall;
+
+/** An attempt's time is up: its late answer is discarded (its body cancelled). */
+function expire(pending: Promise<Response>, reject: (error: HubTimeoutError) => void, timeout: number): void {
+  pending.then((late) => late.body?.cancel(), () => undefined);
+  reject(new HubTimeoutError(`No answer within ${timeout} ms`));
+}
 
 /** A signal that never aborts, for credentials asked without a caller's signal (one per call costs). */
 let never: AbortSignal | undefined;
