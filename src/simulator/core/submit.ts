@@ -5,7 +5,7 @@
 import { validateChosen, type Detail } from "../../contract/index.ts";
 import { refuse, type Refusal } from "./errors.ts";
 import { DEFAULT_MODEL, PUBLISHED_TYPES, UNSUBMITTABLE_TYPES, type ModelDef } from "./fixtures/catalog.ts";
-import { quickValidator } from "./quick-validators.ts";
+import { quickChosen } from "./quick-validators.ts";
 import type { Account } from "./state.ts";
 
 export interface AcceptedSubmit {
@@ -30,7 +30,7 @@ export function checkSubmit(body: unknown, models: readonly ModelDef[], account:
   }
   // The quick validator answers valid bodies; the branch-aware one names the faults of
   // an invalid body.
-  if (!quickValidator("SubmitRequest")(body)) {
+  if (!quickChosen("SubmitRequest", body)) {
     return refuse("invalid_request", { details: validateChosen("SubmitRequest", body) });
   }
   const request = body as Record<string, unknown>;
