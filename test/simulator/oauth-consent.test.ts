@@ -14,6 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
 import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
 import { startSim, type Sim } from "./support/harness.ts";
+import { authorizationRequest } from "./support/oauth.ts";
 
 const executablePath = chromiumFor("browser check of the OAuth consent screen", "test/simulator/oauth-consent.test.ts");
 
@@ -79,21 +80,7 @@ describe.runIf(executablePath)("OAuth consent in a browser", { timeout: 60_000 }
     return oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, metadata as Partial<oauth.Client>, http));
   }
 
-  async function start(client: oauth.Client, redirectUri: string, scope: string) {
-    const verifier = oauth.generateRandomCodeVerifier();
-    const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      response_type: "code",
-      client_id: client.client_id,
-      redirect_uri: redirectUri,
-      scope,
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: "S256",
-    }).toString();
-    return { url, verifier, state };
-  }
+  const start = (client: oauth.Client, redirectUri: string, scope: string) => authorizationRequest(as, client, { redirectUri, scope });
 
   async function exchange(client: oauth.Client, callback: URL, state: string, redirectUri: string, verifier: string) {
     const params = oauth.validateAuthResponse(as, client, callback, state);

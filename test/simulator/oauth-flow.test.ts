@@ -10,6 +10,7 @@ import * as oauth from "oauth4webapi";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { checkAnswer, matchOperation } from "../../src/contract/index.ts";
 import { startSim, type Sim } from "./support/harness.ts";
+import { authorizationRequest } from "./support/oauth.ts";
 import { consent, signIn, site } from "./support/site.ts";
 
 let sim: Sim;
@@ -60,22 +61,8 @@ async function userConsents(authorizationUrl: URL): Promise<URL> {
   return new URL(answer.location!);
 }
 
-async function authorizationUrl(as: oauth.AuthorizationServer, client: oauth.Client, scope: string) {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const url = new URL(as.authorization_endpoint!);
-  url.search = new URLSearchParams({
-    response_type: "code",
-    client_id: client.client_id,
-    redirect_uri: REDIRECT,
-    scope,
-    state,
-    resource: `${sim.url}/v1`,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-  }).toString();
-  return { url, verifier, state };
-}
+const authorizationUrl = (as: oauth.AuthorizationServer, client: oauth.Client, scope: string) =>
+  authorizationRequest(as, client, { redirectUri: REDIRECT, scope, resource: `${sim.url}/v1` });
 
 const v1 = (token: string, path = "/v1/whoami") => fetch(`${sim.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
 
