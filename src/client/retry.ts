@@ -97,7 +97,6 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
     const { headers, signal: userSignal, body: source } = (init ?? input) as { headers: Headers; signal?: AbortSignal; body?: BodyInit | null };
     const body = source instanceof ReadableStream ? await new Response(source).arrayBuffer() : (source ?? null);
     const callerId = headers.has("x-request-id");
-    const callerAuthorization = headers.get("authorization");
     let sent: Headers;
     const attemptInit = (): RequestInit => ({ ...init, headers: sent, body });
     const safe = () => replaySafe(new Request(target, attemptInit()));
@@ -107,8 +106,7 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
     for (let attempt = 0; ; attempt++) {
       if (userSignal?.aborted) throw new HubAbortError({ cause: userSignal.reason });
       // A HubCall's headers are its own (openapi-fetch merges them afresh per call), so
-      // each attempt sets its values in place (and puts back the caller's own
-      // Authorization when the provider gives none); a Request's are copied.
+      // each attempt sets its values in place; a Request's are copied.
       sent = init ? headers : new Headers(headers);
       let token: string | undefined;
       if (!bare) {
@@ -117,7 +115,6 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
           const given = credentials({ rejected, signal: userSignal ?? (never ??= new AbortController().signal) });
           token = typeof given === "string" || given === undefined ? given : await given;
           if (token !== undefined) sent.set("authorization", `Bearer ${token}`);
-          else if (init) restore(sent, "authorization", callerAuthorization);
         }
       }
       // The timeout races the answer's headers. It attaches no signal to the request: in
@@ -181,11 +178,6 @@ export interface HubCall {
 export const HubCall = function (url: string, init: RequestInit & { headers: Headers }): HubCall {
   return { url, init };
 } as unknown as new (url: string, init: RequestInit & { headers: Headers }) => HubCall;
-
-function restore(headers: Headers, name: string, value: string | null): void {
-  if (value === null) headers.delete(name);
-  else headers.set(name, value);
-}
 
 /** An attempt's time is up: its late answer is discarded (its body cancelled). */
 function expire(pending: Promise<Response>, reject: (error: HubTimeoutError) => void, timeout: number): void {
