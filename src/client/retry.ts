@@ -105,9 +105,7 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
 
     for (let attempt = 0; ; attempt++) {
       if (userSignal?.aborted) throw new HubAbortError({ cause: userSignal.reason });
-      // A HubCall's headers are its own (openapi-fetch merges them afresh per call), so
-      // each attempt sets its values in place; a Request's are copied.
-      sent = init ? headers : new Headers(headers);
+      sent = new Headers(headers);
       let token: string | undefined;
       if (!bare) {
         if (!callerId) sent.set("x-request-id", requestId());
