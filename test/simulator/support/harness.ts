@@ -1,8 +1,8 @@
 // Test harness: a simulator on a free port with a frozen clock, and a client that
 // checks every answer it receives against the contract (checkAnswer) and fails the
 // test on any violation.
-import { createParser } from "eventsource-parser";
 import { expect } from "vitest";
+import { EventStream as Stream, type Frame } from "../../../src/conformance/sse.ts";
 import { checkAnswer, matchOperation, schemaValidator } from "../../../src/contract/index.ts";
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from "../../../src/simulator/index.ts";
 
@@ -112,12 +112,6 @@ export async function startSim(options: SimulatorOptions = {}): Promise<Sim> {
   return new Sim(await startSimulator({ port: 0, clockSpeed: 0, demoData: false, ...options }));
 }
 
-export interface Frame {
-  event: string;
-  id: string | undefined;
-  data: any;
-}
-
 export interface StreamOptions {
   key?: string;
   lastEventId?: string;
@@ -127,71 +121,55 @@ export interface StreamOptions {
 
 const frameValid = schemaValidator("EventFrame");
 
-/** An open event stream: frames are parsed, validated against EventFrame and queued. */
+/**
+ * An open event stream: the conformance suite's reader (src/conformance/sse.ts) with every
+ * frame held to EventFrame; a frame that is not is thrown by the next wait, not lost.
+ */
 export class EventStream {
-  readonly frames: Frame[] = [];
-  comments = 0;
-  ended = false;
-  #waiters: (() => void)[] = [];
-  #abort = new AbortController();
+  readonly #stream: Stream;
+  #fault: Error | undefined;
+
+  private constructor(res: Response, controller: AbortController) {
+    this.#stream = new Stream(res, controller, { cite: {} }, {
+      onFrame: (f) => {
+        if (f.data === undefined || !frameValid({ event: f.event, id: f.id, data: f.data })) this.#fault ??= new Error(`a frame outside EventFrame: ${f.event} ${f.raw}`);
+      },
+    }, () => undefined);
+  }
 
   static async open(base: string, options: StreamOptions): Promise<EventStream> {
-    const s = new EventStream();
+    const controller = new AbortController();
     const headers: Record<string, string> = { authorization: `Bearer ${options.key ?? FULL}`, ...options.headers };
     if (options.lastEventId !== undefined) headers["last-event-id"] = options.lastEventId;
     const url = `${base}/v1/events${options.query ?? ""}`;
-    const res = await fetch(url, { headers, signal: s.#abort.signal });
+    const res = await fetch(url, { headers, signal: controller.signal });
     if (res.status !== 200) {
       const text = await res.text();
       expectConforming("GET", url, res.status, res.headers, text);
       throw Object.assign(new Error(`stream refused: ${res.status} ${text}`), { status: res.status, body: JSON.parse(text), headers: res.headers });
     }
     expectConforming("GET", url, res.status, res.headers, "");
-    s.#pump(res);
-    return s;
+    return new EventStream(res, controller);
   }
 
-  async #pump(res: Response): Promise<void> {
-    const parser = createParser({
-      onEvent: (e) => {
-        const frame: Frame = { event: e.event ?? "message", id: e.id, data: JSON.parse(e.data) };
-        expect(frameValid({ event: frame.event, id: frame.id, data: frame.data }), JSON.stringify(frame)).toBe(true);
-        this.frames.push(frame);
-        this.#wake();
-      },
-      onComment: () => {
-        this.comments++;
-        this.#wake();
-      },
-    });
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
-    } catch {
-      // Aborted by the test (a dropped connection).
-    }
-    this.ended = true;
-    this.#wake();
+  get frames(): Frame[] {
+    return this.#stream.frames;
   }
 
-  #wake(): void {
-    for (const w of this.#waiters.splice(0)) w();
+  /** Heartbeat comments received so far. */
+  get comments(): number {
+    return this.#stream.commentTimes.length;
+  }
+
+  get ended(): boolean {
+    return this.#stream.ended;
   }
 
   /** Waits until `predicate` holds (frames arrive asynchronously even on a frozen clock). */
   async until(predicate: (s: EventStream) => boolean, timeoutMs = 5000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate(this)) {
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out; frames so far: ${JSON.stringify(this.frames)}`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        this.#waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
+    const held = await this.#stream.until(() => this.#fault !== undefined || predicate(this), timeoutMs);
+    if (this.#fault) throw this.#fault;
+    if (!held) throw new Error(`timed out${this.ended ? " (the stream ended)" : ""}; frames so far: ${JSON.stringify(this.frames.map(({ event, id, data }) => ({ event, id, data })))}`);
   }
 
   async untilFrames(n: number): Promise<Frame[]> {
@@ -205,6 +183,6 @@ export class EventStream {
 
   /** Drops the connection from the client side. */
   drop(): void {
-    this.#abort.abort();
+    this.#stream.close();
   }
 }
