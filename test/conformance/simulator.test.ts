@@ -8,7 +8,7 @@ import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { library } from "../../src/simulator/core/library.ts";
 import type { OAuthState } from "../../src/simulator/core/oauth/store.ts";
 import { threadOf } from "../../src/simulator/core/support.ts";
-import { DEMO_KEYS, explain, failing, runFull, SIMULATOR_FINDINGS, simulatorAccessToken, startSim } from "./support/run.ts";
+import { DEMO_KEYS, explain, failing, runFull, SIMULATOR_FINDINGS, simulatorAccessToken, startSim, withSim } from "./support/run.ts";
 
 /** What a run may change on the demo account, read from the simulator's state. */
 function snapshot(sim: RunningSimulator) {
@@ -200,36 +200,29 @@ describe("the conformance suite and the caller's quota", () => {
   });
 
   it("stops with a reason rather than exhaust the quota when waiting is not allowed", async () => {
-    const tight = await startSim({ rateLimits: { keyQuota: 30, accountQuota: 300 } });
-    try {
+    await withSim({ rateLimits: { keyQuota: 30, accountQuota: 300 } }, async (tight) => {
       const stopped = await runFull(tight, tight.url, { allowWrites: false, allowSpend: false, maxWaitSeconds: 0 });
       expect(stopped.stopped).toMatch(/spare the caller's quota/);
       expect(stopped.requests.byCredential.main).toBeLessThan(30);
       expect(stopped.rows.filter((r) => r.reason?.includes("spare the caller's quota")).length).toBeGreaterThan(0);
-    } finally {
-      await tight.close();
-    }
+    });
   });
 });
 
 describe("the conformance suite with a key the server refuses", () => {
   it("AUTH-1: fails and stops, naming the refusal, instead of reporting every rule as failed", async () => {
-    const sim = await startSim();
-    try {
+    await withSim({}, async (sim) => {
       const report = await runFull(sim, sim.url, { apiKey: "ghk_demo_expired" });
       expect(failing(report)).toEqual(["AUTH-1"]);
       expect(report.stopped).toMatch(/GET \/v1\/whoami answered 401 api_key_expired/);
       expect(report.rows.find((r) => r.id === "PAGE-3")!.reason).toMatch(/the API key is not usable/);
-    } finally {
-      await sim.close();
-    }
+    });
   });
 });
 
 describe("the conformance suite without a session or OAuth inputs", () => {
   it("AUTH-2 AUTH-3 SUBS-1 OAUTH-4 OAUTH-12 ST-6 EVT-7: says which input each rule needs, and passes what it checks without them", async () => {
-    const sim = await startSim();
-    try {
+    await withSim({}, async (sim) => {
       const only = ["AUTH-2", "AUTH-3", "SUBS", "OAUTH", "ST-6", "EVT-7"];
       const report = await runFull(sim, sim.url, { session: undefined, oauth: undefined, only });
       expect(failing(report), explain(report)).toEqual([]);
@@ -241,35 +234,27 @@ describe("the conformance suite without a session or OAuth inputs", () => {
       expect(row("OAUTH-4")).toMatchObject({ verdict: "n/a", reason: expect.stringMatching(/no client ID metadata document given \(--oauth-client-document/) });
       for (const id of ["OAUTH-3", "OAUTH-6", "OAUTH-7", "OAUTH-16", "OAUTH-17"]) expect(row(id).verdict, id).toBe("pass");
       expect(renderTable(report)).toMatch(/site session not given, OAuth token not given, OAuth auto-consent not declared/);
-    } finally {
-      await sim.close();
-    }
+    });
   });
 
   it("AUTH-2 AUTH-6 W-11: checks a given OAuth access token (scopes held, one refused with its name, session-only routes refused)", async () => {
-    const sim = await startSim();
-    try {
+    await withSim({}, async (sim) => {
       const oauthToken = await simulatorAccessToken(sim, "me:read models:read billing:read");
       const report = await runConformance({ baseUrl: sim.url, apiKey: "ghk_demo_full", keys: DEMO_KEYS, oauthToken, allowWrites: true, only: ["AUTH-2", "AUTH-6", "W-11"] });
       expect(failing(report), explain(report)).toEqual([]);
       for (const id of ["AUTH-2", "AUTH-6", "W-11"]) expect(report.rows.find((r) => r.id === id)!.verdict, id).toBe("pass");
       expect(report.mode.oauthToken).toBe(true);
       expect(report.requests.byCredential["oauth token"]).toBeGreaterThan(0);
-    } finally {
-      await sim.close();
-    }
+    });
   });
 
   it("BILL-2: accepts the subscription read wrapped in `subscription`", async () => {
-    const sim = await startSim({ subscriptionForm: "wrapped" });
-    try {
+    await withSim({ subscriptionForm: "wrapped" }, async (sim) => {
       const report = await runFull(sim, sim.url, { only: ["BILL", "W-7"] });
       expect(failing(report), explain(report)).toEqual([]);
       const row = report.rows.find((r) => r.id === "BILL-2")!;
       expect(row.verdict).toBe("pass");
       expect(row.notes.join(" ")).toMatch(/main: wrapped record, other: wrapped record, free: wrapped null/);
-    } finally {
-      await sim.close();
-    }
+    });
   });
 });

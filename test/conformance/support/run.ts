@@ -10,6 +10,16 @@ export async function startSim(options: SimulatorOptions = {}): Promise<RunningS
   return startSimulator({ port: 0, clockSpeed: 0, heartbeatSeconds: 1, ...options });
 }
 
+/** Runs `use` against a simulator of its own, closed afterwards whatever happens. */
+export async function withSim<T>(options: SimulatorOptions, use: (sim: RunningSimulator) => Promise<T>): Promise<T> {
+  const sim = await startSim(options);
+  try {
+    return await use(sim);
+  } finally {
+    await sim.close();
+  }
+}
+
 /** Every key the simulator's demo accounts offer, by role. */
 export const DEMO_KEYS: NonNullable<ConformanceOptions["keys"]> = {
   expired: "ghk_demo_expired",
