@@ -3,7 +3,8 @@
 // Answers are JSON; refusals use the API's envelope. Every change that can withdraw
 // access re-checks the open event streams (they get `terminated`).
 import { scopes as allScopes } from "../../contract/index.ts";
-import { isRefusal, json, readJson, type Ctx } from "./context.ts";
+import { isRefusal, json, type Ctx } from "./context.ts";
+import { controlBody, type ControlBody } from "./control-mounts.ts";
 import { refuse, type Refusal } from "./errors.ts";
 import type { SimResponse } from "./exchange.ts";
 import type { Hub } from "./hub.ts";
@@ -11,18 +12,7 @@ import { outcomeOf } from "./outcomes.ts";
 import type { Account, ApiKey, Generation } from "./state.ts";
 import { isoTime } from "./util.ts";
 
-type Body = Record<string, unknown>;
-
-function bodyOf(ctx: Ctx): Body | Refusal {
-  if (!ctx.req.body || ctx.req.body.length === 0) return {};
-  const parsed = readJson(ctx);
-  if (isRefusal(parsed)) return parsed;
-  const v = parsed.value;
-  if (v === null || typeof v !== "object" || Array.isArray(v)) {
-    return refuse("invalid_request", { details: [{ reason: "wrong_type", message: "the body must be a JSON object" }] });
-  }
-  return v as Body;
-}
+type Body = ControlBody;
 
 function invalid(field: string, message: string, reason = "invalid"): Refusal {
   return refuse("invalid_request", { details: [{ field, reason, message }] });
@@ -106,14 +96,14 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
     case "GET clock":
       return ok(clockView(hub));
     case "POST clock": {
-      const body = bodyOf(ctx);
+      const body = controlBody(ctx);
       if (isRefusal(body)) return body;
       if (typeof body.speed !== "number" || !(body.speed >= 0) || body.speed > 10_000) return invalid("speed", "speed is a number from 0 to 10000", "out_of_range");
       hub.clock.setSpeed(body.speed);
       return ok(clockView(hub));
     }
     case "POST clock/advance": {
-      const body = bodyOf(ctx);
+      const body = controlBody(ctx);
       if (isRefusal(body)) return body;
       const seconds = body.seconds ?? (typeof body.ms === "number" ? body.ms / 1000 : undefined);
       if (typeof seconds !== "number" || !(seconds >= 0) || seconds > 400 * 86_400) return invalid("seconds", "seconds is a number from 0 to 34560000", "out_of_range");
@@ -122,7 +112,7 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
       return ok(clockView(hub));
     }
     case "POST api": {
-      const body = bodyOf(ctx);
+      const body = controlBody(ctx);
       if (isRefusal(body)) return body;
       if (typeof body.enabled !== "boolean") return invalid("enabled", "enabled must be a boolean", "wrong_type");
       hub.state.api_enabled = body.enabled;
@@ -132,7 +122,7 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
     case "GET keys":
       return ok({ data: [...hub.state.keys.values()].map((k) => keyView(hub, k)) });
     case "POST keys": {
-      const body = bodyOf(ctx);
+      const body = controlBody(ctx);
       if (isRefusal(body)) return body;
       const accountId = typeof body.account_id === "string" ? body.account_id : "acc_demo";
       if (!hub.state.accounts.has(accountId)) return invalid("account_id", "no such account", "not_allowed");
@@ -165,7 +155,7 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
       if (parts[2] === "revoke") key.revoked = true;
       else if (parts[2] === "expire") key.expires_at = hub.clock.now();
       else {
-        const body = bodyOf(ctx);
+        const body = controlBody(ctx);
         if (isRefusal(body)) return body;
         if ("scopes" in body) {
           const s = body.scopes;
@@ -190,7 +180,7 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
       const account = hub.state.accounts.get(parts[1]!);
       if (!account) return refuse("not_found", { message: "No such account." });
       if (method === "PATCH") {
-        const body = bodyOf(ctx);
+        const body = controlBody(ctx);
         if (isRefusal(body)) return body;
         const before = account.balance_cc;
         const refused = applyAccount(account, body);
@@ -210,7 +200,7 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
       if (!gen || (gen.deleted && method !== "GET")) return refuse("not_found", { message: "No such generation." });
       if (method === "GET") return ok(generationView(hub, gen, ctx.baseUrl));
       if (parts[2] === "outcome") {
-        const body = bodyOf(ctx);
+        const body = controlBody(ctx);
         if (isRefusal(body)) return body;
         const outcome = typeof body.outcome === "string" ? outcomeOf(body.outcome, typeof body.reason === "string" ? body.reason : undefined) : undefined;
         if (!outcome || outcome === "blocked") return invalid("outcome", "outcome is one of done, fail, hold, slow, late", "not_allowed");

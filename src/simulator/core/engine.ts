@@ -210,13 +210,7 @@ export class GenerationEngine {
     if (gen.status === "MODERATION_PENDING") return refuse("generation_frozen");
     if (gen.status === "QUEUED" || gen.status === "PENDING") return this.cancel(gen);
     if (gen.status === "RUNNING") return refuse("generation_in_flight");
-    gen.pending?.cancel();
-    gen.pending = null;
-    gen.steps = [];
-    gen.deleted = true;
-    gen.updated_at = this.hub.clock.now();
-    gen.cache = null;
-    this.#emit(gen);
+    this.revoke(gen);
     return undefined;
   }
 
