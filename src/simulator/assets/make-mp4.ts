@@ -116,8 +116,16 @@ window.play = async (bytes) => {
   v.currentTime = 0.55;
   await new Promise((ok) => { v.onseeked = ok; });
   const c = document.createElement("canvas"); c.width = ${SIZE}; c.height = ${SIZE};
-  const g = c.getContext("2d"); g.drawImage(v, 0, 0);
-  const px = g.getImageData(40, 10, 1, 1).data;
+  const g = c.getContext("2d");
+  // A seek can report done before the frame is decoded (seen on a loaded machine): read
+  // again until the frame is there, briefly.
+  let px;
+  for (let i = 0; i < 20; i++) {
+    g.clearRect(0, 0, ${SIZE}, ${SIZE}); g.drawImage(v, 0, 0);
+    px = g.getImageData(40, 10, 1, 1).data;
+    if (px[3] === 255) break;
+    await new Promise((ok) => setTimeout(ok, 50));
+  }
   return { duration: v.duration, width: v.videoWidth, height: v.videoHeight, pixel: Array.from(px) };
 };
 </script>`;
