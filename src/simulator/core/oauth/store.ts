@@ -135,7 +135,8 @@ export interface Grant {
   spent_base_cc: number;
 }
 
-export interface AccessToken {
+/** What an access token and a refresh token both record of their grant. */
+interface IssuedToken {
   token: string;
   grant_id: string;
   client_id: string;
@@ -146,16 +147,11 @@ export interface AccessToken {
   revoked: boolean;
 }
 
-export interface RefreshToken {
-  token: string;
-  grant_id: string;
-  client_id: string;
-  scopes: string[];
-  resource: string;
-  expires_at: number;
+export type AccessToken = IssuedToken;
+
+export interface RefreshToken extends IssuedToken {
   /** When it was exchanged (rotated); null while it is the latest. */
   used_at: number | null;
-  revoked: boolean;
 }
 
 interface Counter {
