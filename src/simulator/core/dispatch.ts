@@ -8,7 +8,7 @@ import { headerOf, isRefusal, refusalAnswer, type Ctx } from "./context.ts";
 import { languageOf, refuse, type Refusal } from "./errors.ts";
 import type { SimRequest, SimResponse } from "./exchange.ts";
 import type { Hub } from "./hub.ts";
-import { newRequestId } from "./util.ts";
+import { entryOf, newMap, newRequestId } from "./util.ts";
 
 // `matchOperation` is a pure function of method and path; a bounded memo keeps the
 // per-request cost of the contract walk off the hot paths.
@@ -17,11 +17,7 @@ type Found = { operation: Operation; params: Record<string, string> } | null;
 const matches = new Map<string, Map<string, Found>>();
 let remembered = 0;
 function match(method: string, path: string): Found {
-  let byPath = matches.get(method);
-  if (!byPath) {
-    byPath = new Map();
-    matches.set(method, byPath);
-  }
+  const byPath = entryOf(matches, method, newMap<string, Found>);
   let found = byPath.get(path);
   if (found === undefined) {
     found = matchOperation(method, path) ?? null;

@@ -8,7 +8,7 @@ import type { Hub } from "./hub.ts";
 import { stepsFrom, type Outcome } from "./outcomes.ts";
 import type { Account, Generation, Step } from "./state.ts";
 import { LoggedEvent } from "./events.ts";
-import { isoTime } from "./util.ts";
+import { entryOf, isoTime, newList, newSet } from "./util.ts";
 
 export interface NewGeneration {
   account: Account;
@@ -34,11 +34,7 @@ export class GenerationEngine {
   }
 
   #track(gen: Generation): void {
-    let set = this.#busy.get(gen.account_id);
-    if (!set) {
-      set = new Set();
-      this.#busy.set(gen.account_id, set);
-    }
+    const set = entryOf(this.#busy, gen.account_id, newSet<Generation>);
     if (!gen.deleted && inProgressStatuses.has(gen.status)) set.add(gen);
     else set.delete(gen);
   }
@@ -79,12 +75,7 @@ export class GenerationEngine {
   adopt(gen: Generation): void {
     const state = this.hub.state;
     state.generations.set(gen.id, gen);
-    let list = state.by_account.get(gen.account_id);
-    if (!list) {
-      list = [];
-      state.by_account.set(gen.account_id, list);
-    }
-    list.push(gen);
+    entryOf(state.by_account, gen.account_id, newList<Generation>).push(gen);
   }
 
   /** The generation if it exists, belongs to the account and was not deleted. */

@@ -4,7 +4,7 @@
 // History older than the retention window (on the simulator's clock) is dropped.
 import type { SimClock } from "./clock.ts";
 import type { StreamSink } from "./exchange.ts";
-import { fnv } from "./util.ts";
+import { entryOf, fnv, newSet } from "./util.ts";
 
 /**
  * One logged event, itself the holder of its frame's data (one object per event: the log
@@ -58,6 +58,8 @@ export interface OpenStream {
 
 export type Resume = { kind: "live" } | { kind: "resume"; after: number } | { kind: "reset"; reason: "cursor_expired" | "cursor_unknown" };
 
+const newLog = (): AccountLog => ({ events: [], start: 0, head: 0, prunedThrough: 0 });
+
 export class EventHub {
   #logs = new Map<string, AccountLog>();
   #streams = new Set<OpenStream>();
@@ -78,12 +80,7 @@ export class EventHub {
   }
 
   #log(accountId: string): AccountLog {
-    let log = this.#logs.get(accountId);
-    if (!log) {
-      log = { events: [], start: 0, head: 0, prunedThrough: 0 };
-      this.#logs.set(accountId, log);
-    }
-    return log;
+    return entryOf(this.#logs, accountId, newLog);
   }
 
   /** `<seq base 36>.<checksum of epoch, account and seq>`: opaque to clients, tamper-evident here. */
@@ -158,12 +155,7 @@ export class EventHub {
   attach(stream: OpenStream, sink: StreamSink, resume: Resume): void {
     stream.sink = sink;
     this.#streams.add(stream);
-    let set = this.#byAccount.get(stream.accountId);
-    if (!set) {
-      set = new Set();
-      this.#byAccount.set(stream.accountId, set);
-    }
-    set.add(stream);
+    entryOf(this.#byAccount, stream.accountId, newSet<OpenStream>).add(stream);
     this.#perKey.set(stream.keyId, this.streamsOfKey(stream.keyId) + 1);
     if (resume.kind === "reset") {
       sink.write(`event: reset\nid: ${this.headCursor(stream.accountId)}\ndata: ${JSON.stringify({ reason: resume.reason, catch_up: "/v1/generations/status" })}\n\n`);

@@ -3,7 +3,7 @@
 // its current status; another body under the same key is a conflict. Handlers run
 // synchronously, so concurrent submits with one key cannot both create a generation.
 import type { Generation, HubState } from "./state.ts";
-import { canonicalJson } from "./util.ts";
+import { canonicalJson, entryOf, newMap } from "./util.ts";
 
 export const IDEMPOTENCY_KEY_MAX = 255;
 
@@ -30,12 +30,7 @@ export function lookup(state: HubState, accountId: string, key: string, body: un
 
 /** Stores the accepted body under the key, after a lookup answered `new`. */
 export function remember(state: HubState, accountId: string, key: string, text: string, gen: Generation): void {
-  let keys = state.idempotency.get(accountId);
-  if (!keys) {
-    keys = new Map();
-    state.idempotency.set(accountId, keys);
-  }
-  keys.set(key, { body: text, generation_id: gen.id });
+  entryOf(state.idempotency, accountId, newMap).set(key, { body: text, generation_id: gen.id });
 }
 
 function sameJson(storedText: string, body: unknown): boolean {

@@ -9,7 +9,7 @@
 import { bound } from "../../contract/index.ts";
 import type { Hub } from "./hub.ts";
 import { imageSize } from "./media.ts";
-import { isoTime, randomToken } from "./util.ts";
+import { entryOf, isoTime, newList, randomToken } from "./util.ts";
 
 /** 40 MiB, read from the contract (UploadRequest.content_length maximum). */
 export const UPLOAD_CEILING = bound("UploadRequest", "content_length", "maximum");
@@ -208,13 +208,7 @@ export function assetRecord(a: Asset, base: string): Record<string, unknown> {
 // ------------------------------------------------------------------------- folders
 
 export function foldersOf(hub: Hub, accountId: string): Folder[] {
-  const all = library(hub).folders;
-  let list = all.get(accountId);
-  if (!list) {
-    list = [];
-    all.set(accountId, list);
-  }
-  return list;
+  return entryOf(library(hub).folders, accountId, newList<Folder>);
 }
 
 /** Names compare without surrounding spaces and without case ("Characters" = " characters"). */

@@ -11,6 +11,7 @@
 //   [sim:blocked]         the submit itself is refused: 403 moderation_blocked
 // Without a marker a generation goes QUEUED, PENDING, RUNNING, DONE.
 import type { Step } from "./state.ts";
+import { entryOf, newMap } from "./util.ts";
 
 export type Outcome =
   | { kind: "done" }
@@ -128,11 +129,7 @@ interface CachedLife {
 const plainLives = new WeakMap<Timing, Map<string, CachedLife>>();
 
 function plainLife(type: string, t: Timing): readonly Step[] {
-  let byType = plainLives.get(t);
-  if (!byType) {
-    byType = new Map();
-    plainLives.set(t, byType);
-  }
+  const byType = entryOf(plainLives, t, newMap<string, CachedLife>);
   const cached = byType.get(type);
   const runningMs = t.runningMs[type];
   if (cached && cached.queuedMs === t.queuedMs && cached.pendingMs === t.pendingMs && cached.runningMs === runningMs) return cached.life;

@@ -5,7 +5,7 @@
 // user message it created: the report's `message_id` is that message's id.
 import type { Hub } from "./hub.ts";
 import type { ReportRecord } from "./state.ts";
-import { isoTime } from "./util.ts";
+import { entryOf, isoTime, newList } from "./util.ts";
 
 export interface SupportMessage {
   id: string;
@@ -51,13 +51,7 @@ export function support(hub: Hub): SupportStore {
 }
 
 export function threadOf(hub: Hub, accountId: string): SupportMessage[] {
-  const threads = support(hub).threads;
-  let list = threads.get(accountId);
-  if (!list) {
-    list = [];
-    threads.set(accountId, list);
-  }
-  return list;
+  return entryOf(support(hub).threads, accountId, newList<SupportMessage>);
 }
 
 export function sentKey(accountId: string, clientMsgId: string): string {

@@ -152,6 +152,21 @@ export function fromBase64url(text: string): string | undefined {
   }
 }
 
+/**
+ * The value kept under `key`, made by `make` and stored the first time. Pass a factory
+ * defined once (not an arrow written at the call), so a hot path allocates nothing.
+ */
+export function entryOf<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) map.set(key, (value = make()));
+  return value;
+}
+
+/** Factories for entryOf. */
+export const newList = <T>(): T[] => [];
+export const newSet = <T>(): Set<T> => new Set();
+export const newMap = <K, V>(): Map<K, V> => new Map();
+
 // Timestamps repeat (a record's created_at and updated_at, its event): remember the last.
 let lastMs = NaN;
 let lastIso = "";
