@@ -69,8 +69,14 @@ describe("TaskQueue", () => {
     let seq = 0;
     const popOne = () => {
       pending.sort((a, b) => a.at - b.at || a.seq - b.seq);
-      expected.push(pending.shift()!);
-      popped.push(queue.pop()!);
+      const least = pending.shift()!;
+      expected.push(least);
+      if (random() < 0.5) popped.push(queue.pop()!);
+      else {
+        // Nothing is due before the least task; by its time, it is the one given.
+        expect(queue.popDue(least.at - 1)).toBeUndefined();
+        popped.push(queue.popDue(least.at)!);
+      }
     };
     for (let i = 0; i < 5_000; i++) {
       now += Math.floor(random() * 3);
@@ -84,7 +90,7 @@ describe("TaskQueue", () => {
     return { popped, expected };
   }
 
-  it("gives tasks in time order, ties in scheduling order: sorted per delay, out of order, and beyond its lanes", () => {
+  it("gives tasks in time order, ties in scheduling order, and none before it is due: sorted per delay, out of order, and beyond its lanes", () => {
     for (const [delays, jitter] of [[1, 0], [4, 0], [12, 5], [40, 0], [40, 300]] as const) {
       for (const seed of [1, 2, 3]) {
         const { popped, expected } = run(seed, delays, jitter);

@@ -99,9 +99,8 @@ export class SimClock {
     this.#running = true;
     try {
       for (;;) {
-        const top = this.#queue.peek();
-        if (!top || top.at > limit) break;
-        this.#pop();
+        const top = this.#queue.popDue(limit);
+        if (!top) break;
         if (top.cancelled) continue;
         this.#pinned = Math.max(top.at, this.#pinned ?? top.at);
         try {
@@ -206,11 +205,17 @@ export class TaskQueue<T extends Keyed = Task> {
   }
 
   pop(): T | undefined {
+    return this.popDue(Infinity);
+  }
+
+  /** Removes and gives the least task when it is due by `limit` (one scan of the lanes). */
+  popDue(limit: number): T | undefined {
     const i = this.#least();
     if (i === undefined) return undefined;
-    if (i < 0) return this.#heap.pop();
+    if (i < 0) return this.#heap.peek()!.at > limit ? undefined : this.#heap.pop();
     const lane = this.#lanes[i]!;
     const task = lane.items[lane.head]!;
+    if (task.at > limit) return undefined;
     lane.items[lane.head++] = undefined as unknown as T; // let it be collected
     if (lane.head === lane.items.length) {
       lane.items.length = 0;
