@@ -245,6 +245,35 @@ describe("client ID metadata documents", () => {
     await sim.advance(31);
     expect((await authorize(sim, { client_id: DOC, redirect_uri: WEB_REDIRECT }, cookie)).status).toBe(400);
   });
+
+  it("OAUTH-5: without max-age the document is cached until its Expires date, within bounds; max-age wins over Expires", async () => {
+    const cookie = await signIn(sim);
+    const works = async (redirect: string) => (await authorize(sim, { client_id: DOC, redirect_uri: redirect }, cookie)).status === 200;
+    const inSeconds = async (s: number) => new Date(((await sim.control("GET", "clock")).json as { now_ms: number }).now_ms + s * 1000).toUTCString();
+    // Expires 1,000 s ahead: kept past the 300 s default, dropped after the date.
+    await publish({ document: doc(), expires: await inSeconds(1_000) });
+    await sim.control("DELETE", "oauth/cache");
+    expect(await works(WEB_REDIRECT)).toBe(true);
+    await publish({ document: doc({ redirect_uris: ["https://studio.example/new-callback"] }) });
+    await sim.advance(400);
+    expect(await works(WEB_REDIRECT)).toBe(true);
+    await sim.advance(601);
+    expect(await works(WEB_REDIRECT)).toBe(false);
+    // An Expires that does not parse means already expired: the lower bound (60 s) applies.
+    await publish({ document: doc(), expires: "0" });
+    await sim.control("DELETE", "oauth/cache");
+    expect(await works(WEB_REDIRECT)).toBe(true);
+    await publish({ document: doc({ redirect_uris: ["https://studio.example/third"] }) });
+    await sim.advance(61);
+    expect(await works(WEB_REDIRECT)).toBe(false);
+    // max-age and Expires together: max-age decides (100 s, not 1,000 s).
+    await publish({ document: doc(), cache_control: "max-age=100", expires: await inSeconds(1_000) });
+    await sim.control("DELETE", "oauth/cache");
+    expect(await works(WEB_REDIRECT)).toBe(true);
+    await publish({ document: doc({ redirect_uris: ["https://studio.example/fourth"] }) });
+    await sim.advance(101);
+    expect(await works(WEB_REDIRECT)).toBe(false);
+  });
 });
 
 describe("the authorization request", () => {

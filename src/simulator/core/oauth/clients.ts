@@ -198,9 +198,15 @@ export function documentAddressProblem(raw: string): string | undefined {
   return undefined;
 }
 
-function cacheSeconds(cacheControl: string | null, o: ResolvedOAuthOptions): number {
-  const m = cacheControl ? /(?:^|,)\s*max-age\s*=\s*(\d+)/i.exec(cacheControl) : null;
-  const asked = m ? Number(m[1]) : o.documentCacheDefaultSeconds;
+/**
+ * How long a downloaded document is kept: `Cache-Control: max-age`, else `Expires` (an HTTP
+ * date on the simulated clock; one that does not parse means already expired, as in
+ * RFC 9111), else the default; always within the bounds.
+ */
+function cacheSeconds(published: Published, now: number, o: ResolvedOAuthOptions): number {
+  const m = published.cache_control ? /(?:^|,)\s*max-age\s*=\s*(\d+)/i.exec(published.cache_control) : null;
+  const expires = published.expires === null ? undefined : Date.parse(published.expires);
+  const asked = m ? Number(m[1]) : expires === undefined ? o.documentCacheDefaultSeconds : Number.isNaN(expires) ? 0 : (expires - now) / 1000;
   return Math.min(o.documentCacheMaxSeconds, Math.max(o.documentCacheMinSeconds, asked));
 }
 
@@ -245,7 +251,7 @@ export function documentClient(s: OAuthState, o: ResolvedOAuthOptions, url: stri
   if (keys) return keys;
   const record = recordOf(url, "document", doc as unknown as Metadata);
   if (typeof record === "string") return record;
-  record.cached_until = now + cacheSeconds(got.published.cache_control, o) * 1000;
+  record.cached_until = now + cacheSeconds(got.published, now, o) * 1000;
   s.clients.set(url, record);
   return record;
 }

@@ -86,7 +86,7 @@ function grantView(hub: Hub, s: OAuthState, g: Grant) {
 }
 
 function publishedView(p: Published) {
-  return { url: p.url, status: p.status, content_type: p.content_type, cache_control: p.cache_control, location: p.location, bytes: new TextEncoder().encode(p.body).length };
+  return { url: p.url, status: p.status, content_type: p.content_type, cache_control: p.cache_control, expires: p.expires, location: p.location, bytes: new TextEncoder().encode(p.body).length };
 }
 
 /** /_sim/oauth/...: published documents, clients, grants (the user's profile), auto-consent. */
@@ -125,6 +125,7 @@ function oauthControl(ctx: Ctx, parts: readonly string[], body: () => ControlBod
         body: text,
         content_type: typeof b.content_type === "string" ? b.content_type : "application/json",
         cache_control: typeof b.cache_control === "string" ? b.cache_control : null,
+        expires: typeof b.expires === "string" ? b.expires : null,
         location: typeof b.location === "string" ? b.location : null,
       };
       const existed = s.documents.has(b.url);

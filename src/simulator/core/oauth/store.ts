@@ -92,6 +92,8 @@ export interface Published {
   body: string;
   content_type: string;
   cache_control: string | null;
+  /** The `Expires` header (an HTTP date), read when `cache_control` has no max-age. */
+  expires: string | null;
   location: string | null;
 }
 
