@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { seedRules } from "../../src/contract/index.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
 import { startSim } from "./support/run.ts";
@@ -32,12 +33,12 @@ describe("npm run conformance", () => {
     expect(run.stderr).toMatch(/started the simulator at http:\/\/127\.0\.0\.1:\d+ with its demo keys \(writes and spending allowed\), a site session and OAuth auto-consent/);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
-    expect(report.rows).toHaveLength(160);
+    expect(report.rows).toHaveLength(seedRules().length);
     expect(report.rows.find((r: { id: string }) => r.id === "PAGE-3").verdict).toBe("pass");
     expect(report.rows.find((r: { id: string }) => r.id === "SUB-1").reason).toMatch(/not selected/);
     expect(report.mode).toMatchObject({ writes: true, spend: true, session: "given", oauthAutoConsent: true });
     const xml = readFileSync(junit, "utf8");
-    expect(xml.match(/<testcase /g)).toHaveLength(160);
+    expect(xml.match(/<testcase /g)).toHaveLength(seedRules().length);
     expect(xml).not.toContain("<failure");
   });
 

@@ -135,6 +135,21 @@ describe("plan, credits and spend limits", () => {
     expect(await balance()).toBe(before);
   });
 
+  it("ACC-3 SUB-7: an unlimited free-quota row is free only with promo_mode queue", async () => {
+    // The demo fixtures' unlimited row is video, whose promo_mode is only `queue`; an image
+    // row shows the rule, since the image variant also takes `promo_mode: unlimited`.
+    sim.hub.state.accounts.get("acc_demo")!.free_quotas = [{ type: "image", remaining: null, mode: "unlimited" }];
+    const before = await balance();
+    const image = { type: "image", model: "image-model-a", prompt: "promo" };
+    const queued = await sim.submit({ ...image, promo_mode: "queue" });
+    expect(queued.status).toBe(202);
+    expect(queued.json.cost_cc).toBe(0);
+    const unlimited = await sim.submit({ ...image, promo_mode: "unlimited" });
+    expect(unlimited.status).toBe(402);
+    expect(unlimited.json.error.code).toBe("insufficient_credits");
+    expect(await balance()).toBe(before);
+  });
+
   it("GEN-6: a failed generation is refunded and carries refunded", async () => {
     const before = await balance();
     const r = await sim.submit({ ...video, prompt: "x [sim:fail]" });

@@ -1,6 +1,6 @@
 // What a submit costs after the price: a free quota row of the type makes it free
-// (`mode: unlimited` rows only with `promo_mode`); with `promo_mode` the charge is by
-// entitlement, never by rate.
+// (`mode: unlimited` rows only with `promo_mode: queue`, as the seed says of the account
+// record); with `promo_mode` the charge is by entitlement, never by rate.
 import { refuse, type Refusal } from "./errors.ts";
 import type { Price } from "./pricing.ts";
 import type { Account } from "./state.ts";
@@ -14,7 +14,7 @@ export interface Charge {
 export function chargeFor(account: Account, type: string, body: Record<string, unknown>, price: Price): Charge | Refusal {
   const promo = body.promo_mode !== undefined;
   const rows = account.free_quotas;
-  const unlimited = rows.findIndex((q) => q.type === type && q.mode === "unlimited");
+  const unlimited = body.promo_mode === "queue" ? rows.findIndex((q) => q.type === type && q.mode === "unlimited") : -1;
   const standard = rows.findIndex((q) => q.type === type && q.mode !== "unlimited" && (q.remaining ?? 0) > 0);
   if (promo) {
     if (unlimited >= 0) return { charged_cc: 0, free_quota: unlimited };
