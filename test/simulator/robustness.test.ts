@@ -197,3 +197,84 @@ describe("answers stay in the contract", () => {
     expect(head.status).toBe(404);
   });
 });
+
+describe("the control interface and the protocol's edges", () => {
+  it("a period end or key life far out of range answers 400 out_of_range, and the server keeps answering", async () => {
+    const far = await sim.control("PATCH", "subscriptions/acc_demo", { period_end_in_days: -1e20 });
+    expect(far.status).toBe(400);
+    expect(far.json.error.details[0]).toMatchObject({ field: "period_end_in_days", reason: "out_of_range" });
+    const key = await sim.control("POST", "keys", { expires_in_seconds: 1e20 });
+    expect(key.status).toBe(400);
+    expect(key.json.error.details[0]).toMatchObject({ field: "expires_in_seconds", reason: "out_of_range" });
+    expect((await sim.control("GET", "keys")).status).toBe(200);
+    expect((await sim.get("/v1/billing/subscription")).status).toBe(200);
+  });
+
+  it("a renewing subscription a century behind renews in whole periods at once", async () => {
+    expect((await sim.control("PATCH", "subscriptions/acc_demo", { period_end_in_days: -36_500 })).status).toBe(200);
+    const now = ((await sim.control("GET", "clock")).json as { now_ms: number }).now_ms;
+    const sub = (await sim.get("/v1/billing/subscription")).json;
+    const end = Date.parse(sub.current_period_end ?? sub.subscription.current_period_end);
+    expect(end).toBeGreaterThan(now);
+    expect(end - now).toBeLessThanOrEqual(31 * 86_400_000);
+  });
+
+  it("a time that cannot be written fails every time, never answering the previous time's text", async () => {
+    const { isoTime } = await import("../../src/simulator/core/util.ts");
+    expect(isoTime(0)).toBe("1970-01-01T00:00:00.000Z");
+    expect(() => isoTime(1e20)).toThrow(RangeError);
+    expect(() => isoTime(1e20)).toThrow(RangeError);
+  });
+
+  it("a control path that does not decode answers 404 in the envelope", async () => {
+    for (const path of ["accounts/%zz", "%zz", "keys/%E0%A4%A", "subscriptions/%FF"]) {
+      const r = await sim.control("GET", path);
+      expect(r.status, path).toBe(404);
+      expect(r.json.error.code, path).toBe("not_found");
+    }
+  });
+
+  it("a control body nested deeper than 32 levels answers 400", async () => {
+    // Within this server's body limit; thousands of levels (a larger limit) overflowed the stack.
+    const deep = "[".repeat(1500) + "]".repeat(1500);
+    const r = await sim.call("PUT", "/_sim/oauth/documents", { key: null, raw: `{"url":"https://app.example/c.json","document":${deep}}`, headers: { "content-type": "application/json" } });
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe("invalid_request");
+  });
+
+  it("OAUTH-16: a key set at jwks_uri holding a key that is not an object makes the client's assertion invalid_client", async () => {
+    const jwks = "https://app.example/jwks.json";
+    await sim.control("PUT", "oauth/documents", { url: jwks, document: { keys: [null] } });
+    const registered = await fetch(`${sim.url}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "private_key_jwt", jwks_uri: jwks }),
+    });
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const part = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+    const assertion = `${part({ alg: "ES256" })}.${part({ iss: clientId, sub: clientId })}.c2ln`;
+    for (const route of ["/oauth/token", "/oauth/revoke"]) {
+      const form = new URLSearchParams({ client_id: clientId, client_assertion_type: "urn:ietf:params:oauth:client-assertion-type:jwt-bearer", client_assertion: assertion });
+      if (route === "/oauth/token") form.set("grant_type", "refresh_token");
+      form.set(route === "/oauth/token" ? "refresh_token" : "token", "x");
+      const res = await fetch(`${sim.url}${route}`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: form });
+      expect(res.status, route).toBe(401);
+      expect(((await res.json()) as { error: string }).error, route).toBe("invalid_client");
+    }
+  });
+
+  it("an Expect other than 100-continue is ignored: the request is served, not answered with a bare 417", async () => {
+    const { port } = new URL(sim.url);
+    const answer = parseRaw(await rawExchange(`GET /v1/me HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ghk_demo_full\r\nExpect: foo\r\nConnection: close\r\n\r\n`));
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+
+  it("an HTTP/1.1 request without Host answers 400 invalid_request naming Host, in the envelope", async () => {
+    const answer = parseRaw(await rawExchange("GET /v1/me HTTP/1.1\r\nAuthorization: Bearer ghk_demo_full\r\nConnection: close\r\n\r\n"));
+    expect(answer.status).toBe(400);
+    const body = JSON.parse(answer.body);
+    expect(envelopeValid(body)).toBe(true);
+    expect(body.error.details[0]).toMatchObject({ field: "Host", reason: "required" });
+  });
+});

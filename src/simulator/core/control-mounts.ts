@@ -19,7 +19,25 @@ export function controlBody(ctx: Ctx): ControlBody | Refusal {
   if (v === null || typeof v !== "object" || Array.isArray(v)) {
     return refuse("invalid_request", { details: [{ reason: "wrong_type", message: "the body must be a JSON object" }] });
   }
+  // Control bodies are copied and serialised whole (a published document, say): a value
+  // nested deeper than any real one would overflow the stack there.
+  if (nestsDeeper(v, MAX_CONTROL_DEPTH)) {
+    return refuse("invalid_request", { details: [{ reason: "invalid", message: `the body nests deeper than ${MAX_CONTROL_DEPTH} levels` }] });
+  }
   return v as ControlBody;
+}
+
+const MAX_CONTROL_DEPTH = 32;
+
+/** Whether a JSON value nests arrays or objects deeper than `max` levels (walked without recursion). */
+function nestsDeeper(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [v, depth] = top;
+    if (depth > max) return true;
+    for (const child of Object.values(v as object)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 export function controlRoute(route: BodyControlRoute): ControlRoute {

@@ -10,7 +10,7 @@ import type { SimResponse } from "./exchange.ts";
 import type { Hub } from "./hub.ts";
 import { outcomeOf } from "./outcomes.ts";
 import type { Account, ApiKey, Generation } from "./state.ts";
-import { isoTime } from "./util.ts";
+import { isoTime, LONGEST_SPAN_DAYS } from "./util.ts";
 
 type Body = ControlBody;
 
@@ -76,7 +76,12 @@ function applyAccount(account: Account, body: Body): Refusal | undefined {
 export function controlHandler(ctx: Ctx): SimResponse | Refusal {
   const hub = ctx.hub;
   const method = ctx.req.method;
-  const parts = ctx.path.split("/").filter(Boolean).slice(1).map((p) => decodeURIComponent(p));
+  let parts: string[];
+  try {
+    parts = ctx.path.split("/").filter(Boolean).slice(1).map((p) => decodeURIComponent(p));
+  } catch {
+    return refuse("not_found", { message: "No such control route: the path does not decode." });
+  }
   const route = `${method} ${parts.map((p, i) => (i % 2 === 1 && parts[0] !== "clock" ? ":" : p)).join("/")}`;
   const ok = (body: unknown, status = 200) => json(ctx, status, body);
 
@@ -130,6 +135,9 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
       if (!Array.isArray(scopes) || scopes.some((s) => !allScopes.includes(s as string))) return invalid("scopes", "scopes must be scopes of the vocabulary", "not_allowed");
       const expiresIn = body.expires_in_seconds;
       if (expiresIn !== undefined && typeof expiresIn !== "number") return invalid("expires_in_seconds", "expires_in_seconds must be a number", "wrong_type");
+      if (typeof expiresIn === "number" && !(Math.abs(expiresIn) <= LONGEST_SPAN_DAYS * 86_400)) {
+        return invalid("expires_in_seconds", `expires_in_seconds is a number from -${LONGEST_SPAN_DAYS * 86_400} to ${LONGEST_SPAN_DAYS * 86_400}`, "out_of_range");
+      }
       const now = hub.clock.now();
       const id = hub.ids.next("key_", now);
       const key: ApiKey = {

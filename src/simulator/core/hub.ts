@@ -8,7 +8,7 @@ import { authenticate, accountRefusal, scopeRefusal, type CredentialResolver } f
 import { controlHandler } from "./control.ts";
 import { dispatch, refusalFor } from "./dispatch.ts";
 import { GenerationEngine } from "./engine.ts";
-import { envelope, Refusal, refuse } from "./errors.ts";
+import { envelope, Refusal, refuse, type Detail } from "./errors.ts";
 import type { SimRequest, SimResponse } from "./exchange.ts";
 import { EventHub } from "./events.ts";
 import { coreHandlers } from "./handlers/index.ts";
@@ -134,8 +134,8 @@ export class Hub {
   }
 
   /** An envelope answer for a request refused before it reached the pipeline. */
-  refuse(req: SimRequest, code: string, message?: string): SimResponse {
-    return refusalFor(this, req, refuse(code, message ? { message } : {}));
+  refuse(req: SimRequest, code: string, message?: string, details?: Detail[]): SimResponse {
+    return refusalFor(this, req, refuse(code, { ...(message ? { message } : {}), ...(details ? { details } : {}) }));
   }
 
   /** Registers handlers by operationId (part 2 adds its resources the same way). */

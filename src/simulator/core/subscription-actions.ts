@@ -14,7 +14,7 @@ import type { SimResponse } from "./exchange.ts";
 import type { Hub } from "./hub.ts";
 import type { Account } from "./state.ts";
 import { PERIOD_DAYS, type Subscription } from "./subscriptions.ts";
-import { isoTime } from "./util.ts";
+import { isoTime, LONGEST_SPAN_DAYS } from "./util.ts";
 
 const PERIOD_MS = PERIOD_DAYS * 86_400_000;
 
@@ -89,7 +89,9 @@ export function factsOf(hub: Hub, accountId: string): ProviderFacts {
 function current(hub: Hub, account: Account): Subscription | null {
   const sub = account.subscription;
   if (sub && sub.status === "active") {
-    while (sub.period_end <= hub.clock.now()) sub.period_end += PERIOD_MS;
+    // Renewed as many whole periods as have passed (computed, not stepped one by one).
+    const now = hub.clock.now();
+    if (sub.period_end <= now) sub.period_end += (Math.floor((now - sub.period_end) / PERIOD_MS) + 1) * PERIOD_MS;
   }
   return sub;
 }
@@ -305,7 +307,8 @@ function applyControl(hub: Hub, account: Account, body: Body): Refusal | undefin
   }
   if ("period_end_in_days" in body) {
     const days = body.period_end_in_days;
-    if (typeof days !== "number" || !Number.isFinite(days)) return invalid("period_end_in_days", "period_end_in_days is a number", "wrong_type");
+    if (typeof days !== "number") return invalid("period_end_in_days", "period_end_in_days is a number", "wrong_type");
+    if (!(Math.abs(days) <= LONGEST_SPAN_DAYS)) return invalid("period_end_in_days", `period_end_in_days is a number from -${LONGEST_SPAN_DAYS} to ${LONGEST_SPAN_DAYS}`, "out_of_range");
     if (!account.subscription) return invalid("period_end_in_days", "the account has no subscription", "not_available");
     account.subscription.period_end = now + days * 86_400_000;
   }

@@ -172,8 +172,16 @@ let lastMs = NaN;
 let lastIso = "";
 export function isoTime(ms: number): string {
   if (ms !== lastMs) {
-    lastMs = ms;
+    // Converted before it is remembered: a time that cannot be written must not leave its
+    // value paired with the previous time's text.
     lastIso = new Date(ms).toISOString();
+    lastMs = ms;
   }
   return lastIso;
 }
+
+/**
+ * The farthest a control input may set a time from now (100 years, in days): far enough
+ * for any scenario, near enough that every time stays a writable date.
+ */
+export const LONGEST_SPAN_DAYS = 36_500;

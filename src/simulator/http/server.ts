@@ -73,7 +73,9 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     return503OnClosing: false,
     requestTimeout: options.requestTimeoutSeconds * 1000,
     routerOptions: { maxParamLength: 1 << 20 },
-    http: { maxHeaderSize: options.maxHeaderBytes },
+    // A request without Host reaches the handler (which refuses it in the envelope) instead
+    // of Node's bare 400.
+    http: { maxHeaderSize: options.maxHeaderBytes, requireHostHeader: false },
     // A URL Fastify cannot decode still goes to the core, which answers 404 in the envelope.
     frameworkErrors: (_error, request, reply) => serve(request, reply),
     // Requests Node cannot parse (header block too large, bad request line, timeout).
@@ -181,6 +183,10 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
         return;
       }
     }
+    if (request.raw.headers.host === undefined && request.raw.httpVersion === "1.1") {
+      send(request, reply, hub.refuse(simRequest(request), "invalid_request", "An HTTP/1.1 request must carry a Host header.", [{ field: "Host", reason: "required", message: "Host is required" }]));
+      return;
+    }
     send(request, reply, hub.handle(simRequest(request)));
   }
 
@@ -190,6 +196,9 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
   const uploadLimit = Math.max(options.bodyLimit, UPLOAD_CEILING);
   for (const url of ["/storage/*", "/v1/uploads/content"]) app.route({ method: "PUT", url, bodyLimit: uploadLimit, handler: serve });
   app.setNotFoundHandler(serve);
+  // An Expect other than 100-continue: Node would answer a bare 417 itself. The expectation
+  // is ignored instead (RFC 9110 allows either) and the request is served as usual.
+  app.server.on("checkExpectation", (req, res) => app.server.emit("request", req, res));
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (reply.sent || request.raw.destroyed) return;

@@ -58,6 +58,8 @@ export function redirectMatches(client: ClientRecord, given: string): boolean {
 function jwksProblem(jwks: Jwks | undefined): string | undefined {
   if (!jwks) return undefined;
   for (const key of jwks.keys) {
+    // A downloaded key set (`jwks_uri`) is not checked against the schema: any JSON may come.
+    if (key === null || typeof key !== "object" || Array.isArray(key)) return "jwks: every key must be a JSON object";
     if (!["RSA", "EC", "OKP"].includes(String(key.kty))) return `jwks: key type ${String(key.kty)} is not an asymmetric public key`;
     if (["d", "p", "q", "dp", "dq", "qi", "k"].some((m) => m in key)) return "jwks: only public keys may be published (a private member is present)";
   }
