@@ -5,6 +5,7 @@ import { isRefusal, readJson, type Ctx } from "./context.ts";
 import { refuse, type Refusal } from "./errors.ts";
 import type { SimResponse } from "./exchange.ts";
 import type { ControlRoute } from "./hub.ts";
+import { MAX_JSON_DEPTH, nestsTooDeep } from "./util.ts";
 
 export type ControlBody = Record<string, unknown>;
 /** A control route that reads its JSON body only when it needs one. */
@@ -21,23 +22,10 @@ export function controlBody(ctx: Ctx): ControlBody | Refusal {
   }
   // Control bodies are copied and serialised whole (a published document, say): a value
   // nested deeper than any real one would overflow the stack there.
-  if (nestsDeeper(v, MAX_CONTROL_DEPTH)) {
-    return refuse("invalid_request", { details: [{ reason: "invalid", message: `the body nests deeper than ${MAX_CONTROL_DEPTH} levels` }] });
+  if (nestsTooDeep(v)) {
+    return refuse("invalid_request", { details: [{ reason: "invalid", message: `the body nests deeper than ${MAX_JSON_DEPTH} levels` }] });
   }
   return v as ControlBody;
-}
-
-const MAX_CONTROL_DEPTH = 32;
-
-/** Whether a JSON value nests arrays or objects deeper than `max` levels (walked without recursion). */
-function nestsDeeper(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  for (let top = stack.pop(); top; top = stack.pop()) {
-    const [v, depth] = top;
-    if (depth > max) return true;
-    for (const child of Object.values(v as object)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
-  }
-  return false;
 }
 
 export function controlRoute(route: BodyControlRoute): ControlRoute {

@@ -90,13 +90,28 @@ export function fnv(text: string): string {
   return (h >>> 0).toString(36).padStart(7, "0");
 }
 
+/** Deeper nesting than a request body (or a control body) can legitimately have. */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether a JSON value nests arrays or objects deeper than MAX_JSON_DEPTH levels (walked without recursion). */
+export function nestsTooDeep(value: unknown): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [v, depth] = top;
+    if (v === null || typeof v !== "object") continue;
+    if (depth > MAX_JSON_DEPTH) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * JSON with object keys sorted, so two bodies that differ only in key order or
  * whitespace compare equal. Returns undefined for a value nested deeper than a
  * request body can legitimately be (such a body is compared as "different").
  */
 export function canonicalJson(value: unknown, depth = 0): string | undefined {
-  if (depth > 32) return undefined;
+  if (depth > MAX_JSON_DEPTH) return undefined;
   if (value === null || typeof value !== "object") return JSON.stringify(value);
   if (Array.isArray(value)) {
     const parts: string[] = [];

@@ -160,6 +160,11 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
   }
 
   function serve(request: FastifyRequest, reply: FastifyReply): void {
+    // Every route, docs and preflight included: HTTP/1.1 requires Host (RFC 9112).
+    if (request.raw.headers.host === undefined && request.raw.httpVersion === "1.1") {
+      send(request, reply, hub.refuse(simRequest(request), "invalid_request", "An HTTP/1.1 request must carry a Host header.", [{ field: "Host", reason: "required", message: "Host is required" }]));
+      return;
+    }
     const url = request.raw.url ?? "/";
     if (request.method === "OPTIONS" && corsAllows(options.cors, request.headers.origin) && request.headers["access-control-request-method"]) {
       reply.code(204).headers({
@@ -182,10 +187,6 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
         reply.code(200).header("content-type", file.contentType).header("cache-control", "no-cache").send(file.bytes);
         return;
       }
-    }
-    if (request.raw.headers.host === undefined && request.raw.httpVersion === "1.1") {
-      send(request, reply, hub.refuse(simRequest(request), "invalid_request", "An HTTP/1.1 request must carry a Host header.", [{ field: "Host", reason: "required", message: "Host is required" }]));
-      return;
     }
     send(request, reply, hub.handle(simRequest(request)));
   }
