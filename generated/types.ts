@@ -968,24 +968,24 @@ export interface components {
          * @description Account state of the credential's subject. Open to fields the seed does not list.
          */
         AccountRecord: {
-            plan?: {
+            plan: {
                 /** @description Plan id. */
-                id?: unknown;
+                id: unknown;
             };
-            credits?: {
+            credits: {
                 /** @description Balance, centi-credits. */
-                main_cc?: components["schemas"]["Centicredits"];
+                main_cc: components["schemas"]["Centicredits"];
             };
-            free_quotas?: {
+            free_quotas: {
                 /** @description What is left of the quota. */
-                remaining?: unknown;
+                remaining: unknown;
                 /** @description `unlimited` rows are free only with `promo_mode: queue`. */
-                mode?: unknown;
+                mode: unknown;
             }[];
             /** @description The current quotas: submit quotas in `submissions`, concurrency in `concurrency`, and the current request quotas. */
-            limits?: {
-                submissions?: unknown;
-                concurrency?: unknown;
+            limits: {
+                submissions: unknown;
+                concurrency: unknown;
             };
         } & {
             [key: string]: unknown;
@@ -1013,15 +1013,15 @@ export interface components {
             id: string;
             type: components["schemas"]["GenerationType"];
             /** @description What the model requires as input. */
-            constraints?: unknown;
+            constraints: unknown;
             /** @description Price variants; each states the unit it is computed in (per second and per clip are different numbers). */
-            pricing?: unknown;
+            pricing: unknown;
             /** @description The model's prompt length limit (reason `prompt_too_long`). */
-            prompt_limit?: number;
-            prompt_expansion_modes?: components["schemas"]["PromptExpansion"][];
-            default_prompt_expansion?: components["schemas"]["PromptExpansion"];
+            prompt_limit: number;
+            prompt_expansion_modes: components["schemas"]["PromptExpansion"][];
+            default_prompt_expansion: components["schemas"]["PromptExpansion"];
             /** @description Whether `seed` is accepted. */
-            has_seed?: boolean;
+            has_seed: boolean;
         } & {
             [key: string]: unknown;
         };
@@ -1097,7 +1097,7 @@ export interface components {
          * GenerationRecord
          * @description A generation. Same shape from `GET /v1/generations`, `GET /v1/generations/{id}`, `POST /v1/generations/status` and the 202 reply of a submit (including a replay). Open to fields the seed does not list.
          */
-        GenerationRecord: {
+        GenerationRecord: ({
             /** @description The id that `GET /v1/generations/{id}` accepts. */
             id: string;
             type: components["schemas"]["GenerationType"];
@@ -1109,7 +1109,7 @@ export interface components {
             error?: components["schemas"]["GenerationFailure"];
         } & {
             [key: string]: unknown;
-        };
+        }) & (unknown & unknown);
         /**
          * GenerationPage
          * @description A page of own generations, newest first (by creation time, then id).
@@ -1449,13 +1449,13 @@ export interface components {
          */
         AssetRecord: {
             id: string;
-            kind?: string;
+            kind: string;
             /** @description `null`: the root. */
-            folder_id?: string | null;
+            folder_id: string | null;
             /** @description When the uploaded file stops living (not the signature expiry). */
-            expires_at?: string;
+            expires_at: string;
             /** @description Content link pointing at `GET /v1/library/assets/{id}/content`. */
-            output_urls?: string[];
+            output_urls: string[];
         } & {
             [key: string]: unknown;
         };
@@ -1597,14 +1597,14 @@ export interface components {
          * @description The subscription the account is still billed on. Amounts are whole units of `currency`, not centi-credits. Open to fields the seed does not list.
          */
         BillingSubscription: {
-            status?: string;
+            status: string;
             /** @description Whole units of `currency`. */
-            amount?: number;
+            amount: number;
             /** @description Whole units of `currency`. */
-            recurrent_amount?: number;
-            currency?: string;
-            next_payment_at?: unknown;
-            cancelled_at?: unknown;
+            recurrent_amount: number;
+            currency: string;
+            next_payment_at: unknown;
+            cancelled_at: unknown;
         } & {
             [key: string]: unknown;
         };

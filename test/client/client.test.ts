@@ -2,7 +2,7 @@
 // limits, paging and batch reads, against local servers that speak the contract.
 import { describe, expect, it } from "vitest";
 import { createHubClient, HubApiError, model3dType, parseRateLimit, paginateWith } from "../../src/client/index.ts";
-import { answer, GEN_ID, record, refuse, serverPerTest, type Handler } from "./support/server.ts";
+import { account, answer, GEN_ID, record, refuse, serverPerTest, type Handler } from "./support/server.ts";
 
 const hubWith = serverPerTest({ backoffBase: 5, backoffMax: 20 });
 
@@ -30,7 +30,7 @@ describe("requests", () => {
 
   it("EP-2 ENV-4: the server's request id is on every result and every error", async () => {
     const { hub } = await hubWith((req, res) =>
-      req.path === "/v1/me" ? answer(res, 200, {}, { "X-Request-Id": "req_server_1" }) : refuse(res, "not_found", { headers: { "X-Request-Id": "req_server_2" } }),
+      req.path === "/v1/me" ? answer(res, 200, account(), { "X-Request-Id": "req_server_1" }) : refuse(res, "not_found", { headers: { "X-Request-Id": "req_server_2" } }),
     );
     expect((await hub.GET("/v1/me")).requestId).toBe("req_server_1");
     const error = (await hub.GET("/v1/generations/{id}", { params: { path: { id: GEN_ID } } }).catch((e: unknown) => e)) as HubApiError;
@@ -61,7 +61,7 @@ describe("requests", () => {
     const asked: (string | undefined)[] = [];
     let token = "tok_1";
     const { hub, server } = await hubWith(
-      (req, res) => (req.headers.authorization === "Bearer tok_2" ? answer(res, 200, {}) : refuse(res, "invalid_token", { headers: { "WWW-Authenticate": 'Bearer error="invalid_token", resource_metadata="http://x/.well-known/oauth-protected-resource/v1"' } })),
+      (req, res) => (req.headers.authorization === "Bearer tok_2" ? answer(res, 200, account()) : refuse(res, "invalid_token", { headers: { "WWW-Authenticate": 'Bearer error="invalid_token", resource_metadata="http://x/.well-known/oauth-protected-resource/v1"' } })),
       {
         apiKey: undefined,
         token: ({ rejected }) => {
@@ -79,7 +79,7 @@ describe("requests", () => {
   it("EP-3 LIM-1 LIM-3: RateLimit and RateLimit-Policy are parsed as structured fields, on results and errors", async () => {
     const { hub } = await hubWith((req, res) =>
       req.path === "/v1/me"
-        ? answer(res, 200, {}, { RateLimit: '"account";r=12;t=30', "RateLimit-Policy": '"account";q=600;w=60' })
+        ? answer(res, 200, account(), { RateLimit: '"account";r=12;t=30', "RateLimit-Policy": '"account";q=600;w=60' })
         : refuse(res, "rate_limited", { details: [{ reason: "request_rate" }], headers: { RateLimit: '"default";r=0;t=7', "Retry-After": "7" } }),
       { maxRetryAfter: 1 },
     );
@@ -114,7 +114,7 @@ describe("requests", () => {
   });
 
   it("W-3: headers given at creation (Accept-Language) go on every request", async () => {
-    const { hub, server } = await hubWith((req, res) => answer(res, 200, {}), { headers: { "Accept-Language": "ru" } });
+    const { hub, server } = await hubWith((req, res) => answer(res, 200, account()), { headers: { "Accept-Language": "ru" } });
     await hub.GET("/v1/me");
     expect(server.requests[0]!.headers["accept-language"]).toBe("ru");
   });
@@ -263,7 +263,7 @@ describe("how a call reaches fetch", () => {
   it("AUTH-2: a token provider that gives no token on a retry sends no stale token (the caller's header, if any)", async () => {
     let n = 0;
     const tokens = ["tok_first"];
-    const { hub, server } = await hubWith((req, res) => (n++ < 2 ? refuse(res, "service_unavailable") : answer(res, 200, {})), { apiKey: undefined, token: () => tokens.shift() });
+    const { hub, server } = await hubWith((req, res) => (n++ < 2 ? refuse(res, "service_unavailable") : answer(res, 200, account())), { apiKey: undefined, token: () => tokens.shift() });
     await hub.GET("/v1/me");
     await hub.GET("/v1/me", { headers: { Authorization: "Bearer caller_own" } });
     // Three attempts of the first call (two 503s), then the second call.

@@ -453,7 +453,7 @@ describe("records", () => {
 
   it("BILL-2 W-7: the subscription read accepts the record, an object holding it or null, and null", () => {
     const validate = schemaValidator("SubscriptionRead");
-    const record = { amount: 20, recurrent_amount: 20, currency: "USD" };
+    const record = { status: "active", amount: 20, recurrent_amount: 20, currency: "USD", next_payment_at: null, cancelled_at: null };
     expect(validate(record)).toBe(true);
     expect(validate({ subscription: record })).toBe(true);
     expect(validate({ subscription: null })).toBe(true);

@@ -101,6 +101,67 @@ describe("named fields", () => {
   });
 });
 
+/**
+ * The fields the seed names as fields of a record are required (records stay open to
+ * others); what the seed makes conditional or does not show stays optional, each for the
+ * reason quoted here.
+ */
+describe("named fields are required", () => {
+  const requiredAt = (record: string, dotted: string): boolean => {
+    const parts = dotted.split(".");
+    const name = parts.pop()!.replace(/\[\]$/, "");
+    const parent = parts.length ? fieldSchema(record, parts.join(".")) : deref<JsonObject>(schema(record));
+    return ((parent?.required as string[] | undefined) ?? []).includes(name);
+  };
+  const conditional: Record<string, string> = {
+    "GenerationRecord.output_urls": "`output_urls` and `refunded` appear", // required once DONE (below)
+    "GenerationRecord.refunded": "present once a refund applies",
+    "GenerationRecord.error.reason": "Why a FAILED generation failed", // required when FAILED (GEN-7)
+    "GenerationRecord.title": "Its exact field name is not shown.",
+    "SupportMessage.images": "On send: up to 3 upload",
+    "SupportMessage.client_msg_id": "Chosen by the caller",
+  };
+  const cases: [string, string, string[]][] = [
+    ["CAT-1", "ModelRecord", ["id", "type", "constraints", "pricing", "prompt_limit", "prompt_expansion_modes", "default_prompt_expansion", "has_seed"]],
+    ["ACC-1", "AccountRecord", ["plan", "plan.id", "credits", "credits.main_cc", "free_quotas", "free_quotas[].remaining", "free_quotas[].mode", "limits", "limits.submissions", "limits.concurrency"]],
+    ["LIB-1", "AssetRecord", ["id", "kind", "folder_id", "expires_at", "output_urls"]],
+    ["LIB-2", "FolderRecord", ["id", "name", "position"]],
+    ["BILL-2", "BillingSubscription", ["status", "amount", "recurrent_amount", "currency", "next_payment_at", "cancelled_at"]],
+    ...tables.filter((t) => t.record !== "GenerationReportRequest").map(({ id, record, heading }) =>
+      [id, record, tableAfter(section(heading), "| Field |").map((r) => r[0]!)] as [string, string, string[]]),
+  ];
+  it.each(cases)("%s: %s requires the fields the seed names, except the conditional ones", (_id, record, fields) => {
+    for (const f of fields) {
+      const why = conditional[`${record}.${f}`];
+      if (why) {
+        expect(section(record === "SupportMessage" ? "Support message" : "Generation record") + section("States and transitions"), f).toContain(why);
+        // The record holds `error` only when FAILED; inside it, `reason` is required.
+        const holder = f === "error.reason" ? "error" : f;
+        if (f !== "title") expect(requiredAt(record, holder), `${record}.${holder} is conditional`).toBe(false);
+      } else {
+        expect(requiredAt(record, f), `${record}.${f} is required`).toBe(true);
+      }
+    }
+  });
+  it("CAT-1 ACC-1: a model without pricing, or an account without free_quotas, is refused", () => {
+    const model = { id: "m", type: "video", constraints: {}, pricing: [], prompt_limit: 10, prompt_expansion_modes: [], default_prompt_expansion: "disabled", has_seed: false };
+    expect(schemaValidator("ModelRecord")(model)).toBe(true);
+    const { pricing: _p, ...noPricing } = model;
+    expect(schemaValidator("ModelRecord")(noPricing)).toBe(false);
+    const account = { plan: { id: "p" }, credits: { main_cc: 0 }, free_quotas: [{ remaining: 1, mode: "queue" }], limits: { submissions: {}, concurrency: {} } };
+    expect(schemaValidator("AccountRecord")(account)).toBe(true);
+    const { free_quotas: _f, ...noQuotas } = account;
+    expect(schemaValidator("AccountRecord")(noQuotas)).toBe(false);
+    expect(schemaValidator("AccountRecord")({ ...account, extra_field: 1 })).toBe(true);
+  });
+  it("ST-4 GEN-5: a DONE record carries output_urls; a record in progress need not", () => {
+    const validate = schemaValidator("GenerationRecord");
+    expect(validate({ id: "g", type: "video", status: "DONE" })).toBe(false);
+    expect(validate({ id: "g", type: "video", status: "DONE", output_urls: [] })).toBe(true);
+    expect(validate({ id: "g", type: "video", status: "RUNNING" })).toBe(true);
+  });
+});
+
 describe("values the seed states", () => {
   it("GEN-2: ids used as draft or extend ids are 20 to 40 characters", () => {
     expect(section("Generation record")).toContain("are strings of 20 to 40 characters");

@@ -70,7 +70,7 @@ describe("answer checks", () => {
     "content-type": "application/json; charset=utf-8", "x-request-id": "r", "cache-control": "private, no-store",
     vary: "Authorization, Cookie, Origin", ratelimit: '"default";r=5;t=30', "ratelimit-policy": '"default";q=60;w=60',
   };
-  const page = JSON.stringify({ data: [{ id: "g", type: "video", status: "DONE" }], next_cursor: null });
+  const page = JSON.stringify({ data: [{ id: "g", type: "video", status: "DONE", output_urls: [] }], next_cursor: null });
 
   it("a valid answer has no violation", () => {
     expect(checkAnswer(list, { status: 200, headers: goodHeaders, body: page })).toEqual([]);

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { checkAnswer, matchOperation } from "../../../src/contract/index.ts";
-import { answer, refuse, serve, type Recorded, type TestServer } from "./server.ts";
+import { account, answer, refuse, serve, type Recorded, type TestServer } from "./server.ts";
 
 interface Grant {
   clientId: string;
@@ -135,7 +135,7 @@ export async function fakeAuthServer(options: { parallelWindowMs?: number } = {}
       if (!grant || grant.revoked || state.rejectedAccess.has(token)) {
         return refuse(res, "invalid_token", { headers: { "WWW-Authenticate": `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/v1"` } });
       }
-      return answer(res, 200, {});
+      return answer(res, 200, account());
     }
     refuse(res, "not_found");
   });

@@ -104,8 +104,15 @@ export function refuse(res: ServerResponse, code: string, options: { details?: u
   answer(res, options.status ?? statusOf(code), { error }, options.headers);
 }
 
+/** A generation record as the contract has it: a DONE one with its result link, a FAILED one with its reason. */
 export function record(id: string, status: string, extra: Record<string, unknown> = {}) {
-  return { id, type: "video", status, ...extra };
+  const result = status === "DONE" ? { output_urls: [`http://127.0.0.1/v1/generations/${id}/outputs/video/0`] } : status === "FAILED" ? { error: { reason: "unknown" } } : {};
+  return { id, type: "video", status, ...result, ...extra };
+}
+
+/** An account record (`GET /v1/me`) with the fields the contract requires. */
+export function account() {
+  return { plan: { id: "plan_pro" }, credits: { main_cc: 10_000 }, free_quotas: [], limits: { submissions: {}, concurrency: {} } };
 }
 
 export const GEN_ID = "gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB";
