@@ -22,3 +22,15 @@ describe("generated files are up to date", () => {
     expect(committed(outputs.types), stale("generated/types.ts")).toBe(await generateTypes(doc));
   });
 });
+
+describe("the bundle for other tools", () => {
+  it("names its JSON Schema dialect once, at the root; components carry no $schema of their own", () => {
+    const doc = JSON.parse(committed(outputs.bundleJson)) as { jsonSchemaDialect?: string; components: { schemas: Record<string, object> } };
+    expect(doc.jsonSchemaDialect).toBe("https://json-schema.org/draft/2020-12/schema");
+    const carriers = Object.entries(doc.components.schemas).filter(([, s]) => JSON.stringify(s).includes('"$schema"')).map(([name]) => name);
+    expect(carriers).toEqual([]);
+    expect(committed(outputs.bundleJson)).not.toContain('"$schema"');
+    // The standalone files keep theirs: each is a document of its own.
+    expect(JSON.parse(committed("schemas/catalog/ModelRecord.json")).$schema).toBe("https://json-schema.org/draft/2020-12/schema");
+  });
+});
