@@ -2,9 +2,10 @@
 // clean close, never a 500, a hang, a stack trace, a framework body or changed state.
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { schemaValidator } from "../../src/contract/index.ts";
+import { operations, schemaValidator } from "../../src/contract/index.ts";
 import { isoTime } from "../../src/simulator/core/util.ts";
 import { expectConforming, startSim, type Sim } from "./support/harness.ts";
+import { signIn } from "./support/site.ts";
 
 let sim: Sim;
 let errors: ReturnType<typeof vi.spyOn>;
@@ -78,6 +79,30 @@ describe("bodies", () => {
     const none = await sim.call("POST", "/v1/pricing/estimate", { raw: new TextEncoder().encode(JSON.stringify(video)) });
     expect(none.status).toBe(400);
     expect(none.json.error.details).toEqual([expect.objectContaining({ field: "Content-Type", reason: "required" })]);
+  });
+
+  it("W-3: every JSON route takes application/json only: another media type, another charset or a stray parameter answers 400 naming Content-Type", async () => {
+    const cookie = await signIn(sim);
+    const jsonRoutes = operations().filter((op) => (op.op.requestBody as { content?: object } | undefined)?.content && "application/json" in (op.op.requestBody as { content: object }).content);
+    expect(jsonRoutes.length).toBeGreaterThanOrEqual(14);
+    for (const op of jsonRoutes) {
+      const sessionOnly = op.schemes.length === 1 && op.schemes[0] === "session_cookie";
+      const auth = sessionOnly ? { cookie, origin: sim.url } : {};
+      const key = sessionOnly ? null : undefined;
+      const path = op.path.replace(/\{[^}]+\}/g, "x");
+      for (const type of ["application/merge-patch+json", "application/vnd.api+json", "application/json; charset=utf-16", "application/json;;;", "text/json"]) {
+        const r = await sim.call(op.method.toUpperCase(), path, { key, raw: "{}", idempotencyKey: "ct", headers: { "content-type": type, ...auth } });
+        const what = `${op.operationId} with ${type}`;
+        expect(r.status, what).toBe(400);
+        if (op.path.startsWith("/oauth/")) expect(r.json, what).toMatchObject({ error: "invalid_client_metadata", error_description: expect.stringContaining("application/json") });
+        else expect(r.json.error.details, what).toEqual([expect.objectContaining({ field: "Content-Type", reason: "not_allowed" })]);
+      }
+      // The same body as plain application/json, with or without charset=utf-8, is read.
+      for (const type of ["application/json", "Application/JSON; charset=UTF-8"]) {
+        const r = await sim.call(op.method.toUpperCase(), path, { key, raw: "{}", idempotencyKey: "ct", headers: { "content-type": type, ...auth } });
+        expect(JSON.stringify(r.json ?? {}), `${op.operationId} with ${type}`).not.toContain("Content-Type");
+      }
+    }
   });
 
   it("an empty body, invalid UTF-8 and non-object JSON each answer 400", async () => {

@@ -87,9 +87,8 @@ export function readJson(ctx: Ctx): { value: unknown; text: string } | Refusal {
   if (!type) {
     return refuse("invalid_request", { details: [{ field: "Content-Type", reason: "required", message: "Content-Type application/json is required" }] });
   }
-  const media = type === "application/json" ? type : type.split(";")[0]!.trim().toLowerCase();
-  if (media !== "application/json" && !/^application\/[a-z0-9.+-]*\+json$/.test(media)) {
-    return refuse("invalid_request", { details: [{ field: "Content-Type", reason: "not_allowed", message: "the body must be application/json" }] });
+  if (type !== "application/json" && !JSON_TYPE.test(type)) {
+    return refuse("invalid_request", { details: [{ field: "Content-Type", reason: "not_allowed", message: `the body must be application/json (UTF-8), not ${JSON.stringify(type.slice(0, 100))}` }] });
   }
   let text: string;
   try {
@@ -105,6 +104,13 @@ export function readJson(ctx: Ctx): { value: unknown; text: string } | Refusal {
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The one media type the contract declares for JSON bodies: `application/json`, at most
+ * with `charset=utf-8` (JSON is UTF-8, RFC 8259). Other `+json` types, other charsets and
+ * stray parameters are refused, not guessed at.
+ */
+const JSON_TYPE = /^application\/json[ \t]*(?:;[ \t]*charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?$/i;
 
 export function headerOf(ctx: Ctx, name: string): string | undefined {
   const v = ctx.req.headers[name];
