@@ -76,6 +76,21 @@ export function operations(): Operation[] {
   return list;
 }
 
+const singular = new WeakMap<Operation, readonly string[]>();
+
+/**
+ * The query parameters of an operation that take one value (every one whose schema is not
+ * an array): a request that repeats one of them is ambiguous.
+ */
+export function singularQueryParameters(operation: Operation): readonly string[] {
+  let names = singular.get(operation);
+  if (!names) {
+    names = operation.parameters.filter((p) => p.in === "query" && deref<JsonObject>(p.schema).type !== "array").map((p) => String(p.name));
+    singular.set(operation, names);
+  }
+  return names;
+}
+
 export function operationById(operationId: string): Operation {
   const found = operations().find((o) => o.operationId === operationId);
   if (!found) throw new Error(`No operation ${operationId} in the contract`);

@@ -1,5 +1,6 @@
 // Bad input never breaks the simulator: every fault gets an envelope answer or a
 // clean close, never a 500, a hang, a stack trace, a framework body or changed state.
+import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { operations, schemaValidator } from "../../src/contract/index.ts";
@@ -87,7 +88,7 @@ describe("bodies", () => {
     expect(jsonRoutes.length).toBeGreaterThanOrEqual(14);
     for (const op of jsonRoutes) {
       const sessionOnly = op.schemes.length === 1 && op.schemes[0] === "session_cookie";
-      const auth = sessionOnly ? { cookie, origin: sim.url } : {};
+      const auth: Record<string, string> = sessionOnly ? { cookie, origin: sim.url } : {};
       const key = sessionOnly ? null : undefined;
       const path = op.path.replace(/\{[^}]+\}/g, "x");
       for (const type of ["application/merge-patch+json", "application/vnd.api+json", "application/json; charset=utf-16", "application/json;;;", "text/json"]) {
@@ -301,5 +302,44 @@ describe("the control interface and the protocol's edges", () => {
     const body = JSON.parse(answer.body);
     expect(envelopeValid(body)).toBe(true);
     expect(body.error.details[0]).toMatchObject({ field: "Host", reason: "required" });
+  });
+});
+
+describe("ambiguous requests", () => {
+  /** Sends each header value as a line of its own (fetch would join them into one). */
+  function withRepeatedHeader(path: string, name: string, values: string[]): Promise<{ status: number; body: any }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(sim.url + path, { headers: { [name]: values } }, (res) => {
+        let text = "";
+        res.on("data", (d) => (text += d));
+        res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  }
+
+  it("AUTH-1: two Authorization headers never authenticate: 400 invalid_request naming Authorization, whichever comes first", async () => {
+    for (const values of [["Bearer ghk_demo_other", "Bearer ghk_demo_full"], ["Bearer ghk_demo_full", "Bearer ghk_demo_full"], ["Bearer ghk_demo_full", "Bearer nonsense"]]) {
+      const r = await withRepeatedHeader("/v1/me", "authorization", values);
+      expect(r.status, values.join(" + ")).toBe(400);
+      expect(envelopeValid(r.body)).toBe(true);
+      expect(r.body.error).toMatchObject({ code: "invalid_request", details: [{ field: "Authorization", reason: "duplicate" }] });
+    }
+  });
+
+  it("PAGE-3: a singular query parameter given twice answers 400 invalid_request naming it, in either order", async () => {
+    for (const query of ["limit=2&limit=abc", "limit=abc&limit=2", "limit=2&limit=2", "cursor=a&cursor=b"]) {
+      const r = await sim.get(`/v1/generations?${query}`);
+      expect(r.status, query).toBe(400);
+      expect(r.json.error, query).toMatchObject({ code: "invalid_request", details: [{ field: query.split("=")[0], reason: "duplicate" }] });
+    }
+    for (const [path, name] of [["/v1/models", "type"], ["/v1/knowledge", "q"], ["/v1/billing/transactions", "limit"], ["/v1/library/assets", "cursor"]] as const) {
+      const r = await sim.get(`${path}?${name}=a&${name}=b`);
+      expect(r.json.error, path).toMatchObject({ code: "invalid_request", details: [{ field: name, reason: "duplicate" }] });
+    }
+    // One value of each is read as before.
+    expect((await sim.get("/v1/generations?limit=2&cursor")).status).not.toBe(500);
+    expect((await sim.get("/v1/generations?limit=2")).status).toBe(200);
   });
 });

@@ -2,7 +2,7 @@
 // matched with `matchOperation`; then the refusal ladder in the seed's order (API
 // disabled, credential rungs, the rate limiter, account rungs, scope), then the
 // operation's handler. Nothing a handler throws leaves as anything but an envelope.
-import { matchOperation, type Operation } from "../../contract/index.ts";
+import { matchOperation, singularQueryParameters, type Operation } from "../../contract/index.ts";
 import { accountRefusal, authenticate, scopeRefusal } from "./credentials.ts";
 import { headerOf, isRefusal, refusalAnswer, type Ctx } from "./context.ts";
 import { languageOf, refuse, type Refusal } from "./errors.ts";
@@ -89,6 +89,8 @@ function route(hub: Hub, ctx: Ctx): SimResponse {
   const handler = hub.handlers.get(operation.operationId);
 
   if (operation.schemes.length > 0) {
+    // Two credentials are ambiguous: neither is used (the adapter keeps every copy).
+    if (Array.isArray(req.headers.authorization)) return refusalAnswer(ctx, repeated("Authorization", "header"));
     const now = hub.clock.now();
     const credential = authenticate(hub.state, hub.resolvers, headerOf(ctx, "authorization"), headerOf(ctx, "cookie"), now, ctx.baseUrl);
     if (isRefusal(credential)) return refusalAnswer(ctx, credential);
@@ -120,9 +122,20 @@ function route(hub: Hub, ctx: Ctx): SimResponse {
     if (refusedScope) return refusalAnswer(ctx, refusedScope);
   }
 
+  if (ctx.query !== NO_QUERY) {
+    for (const name of singularQueryParameters(operation)) {
+      if (ctx.query.getAll(name).length > 1) return refusalAnswer(ctx, repeated(name, "query parameter"));
+    }
+  }
+
   // Routes of part 2 that are not built yet still answer in the envelope.
   if (!handler) return refusalAnswer(ctx, refuse("service_unavailable", { message: `${operation.operationId} is not available in this simulator yet.` }));
   return settle(ctx, handler(ctx));
+}
+
+/** A value given twice where the contract takes one: which one was meant is not guessed. */
+function repeated(field: string, what: string): Refusal {
+  return refuse("invalid_request", { details: [{ field, reason: "duplicate", message: `the ${what} ${field} is given more than once` }] });
 }
 
 /** The prefix itself (without its trailing slash) or anything under it. */

@@ -52,6 +52,19 @@ function baseUrlOf(raw: IncomingMessage, fallback: string): string {
   return host && HOST.test(host) ? `${proto}://${host}` : fallback;
 }
 
+/**
+ * Every value of a repeated Authorization header, or undefined when it comes at most once.
+ * Node keeps only the first in `headers`; the core must see both to refuse the request.
+ */
+function repeatedAuthorization(rawHeaders: readonly string[]): string[] | undefined {
+  let values: string[] | undefined;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 13 && name.toLowerCase() === "authorization") (values ??= []).push(rawHeaders[i + 1]!);
+  }
+  return values && values.length > 1 ? values : undefined;
+}
+
 function corsAllows(option: ServerOptions["cors"], origin: string | undefined): origin is string {
   if (!origin || option === false) return false;
   return option === true || option.includes(origin);
@@ -99,10 +112,11 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
   function simRequest(request: FastifyRequest): SimRequest {
     const raw = request.raw;
     const body = request.body;
+    const authorizations = repeatedAuthorization(raw.rawHeaders);
     return {
       method: raw.method ?? "GET",
       url: raw.url ?? "/",
-      headers: raw.headers,
+      headers: authorizations ? { ...raw.headers, authorization: authorizations } : raw.headers,
       body: Buffer.isBuffer(body) ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : undefined,
       baseUrl: baseUrlOf(raw, fallbackBase),
       remoteAddress: raw.socket.remoteAddress,
