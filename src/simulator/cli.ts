@@ -75,12 +75,30 @@ function parse(argv: string[]): SimulatorOptions {
     if (s.kind === "number") {
       value = Number(raw);
       if (!Number.isFinite(value) || value < 0) throw new Error(`--${s.flag} (${s.env}) must be a non-negative number, got ${JSON.stringify(raw)}`);
+      if (s.flag === "port" && !(Number.isInteger(value) && value <= 65_535)) throw new Error(`--port (SIM_PORT) is a whole number from 0 to 65535, got ${JSON.stringify(raw)}`);
     } else if (s.kind === "boolean") {
       value = raw === true || raw === "1" || raw === "true";
     }
     s.apply(options, value);
   }
   return options;
+}
+
+/** One line that says why the server could not listen and what to do (no stack trace). */
+function startupProblem(error: Error & { code?: string }, options: SimulatorOptions): string {
+  const host = options.host ?? "127.0.0.1";
+  const port = options.port ?? 4010;
+  switch (error.code) {
+    case "EADDRINUSE":
+      return `Port ${port} on ${host} is already in use: stop what listens there, or start the simulator on another port with --port <n> (or SIM_PORT; --port 0 picks a free one).`;
+    case "EACCES":
+      return `Port ${port} on ${host} is not open to this user (ports below 1024 need privileges): pick another with --port <n> (or SIM_PORT).`;
+    case "EADDRNOTAVAIL":
+    case "ENOTFOUND":
+      return `The address ${host} is not an address of this machine: pick another with --host (or SIM_HOST; default 127.0.0.1).`;
+    default:
+      return `The simulator could not start: ${error.message}`;
+  }
 }
 
 async function main(): Promise<void> {
@@ -92,7 +110,13 @@ async function main(): Promise<void> {
     console.error(usage());
     process.exit(2);
   }
-  const sim = await startSimulator(options);
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
+  try {
+    sim = await startSimulator(options);
+  } catch (error) {
+    console.error(startupProblem(error as Error & { code?: string }, options));
+    process.exit(1);
+  }
   const keys = demoKeys();
   const width = Math.max(...keys.map((k) => k.secret.length));
   console.log(

@@ -49,6 +49,40 @@ describe("npm start", () => {
   });
 });
 
+describe("npm start: what it says when it cannot start", () => {
+  /** Runs the CLI to its end; answers its exit code and everything it printed. */
+  async function cli(args: string[]): Promise<{ code: unknown; out: string }> {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/cli.ts", ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout!.on("data", (d) => (out += d));
+    child.stderr!.on("data", (d) => (out += d));
+    const code = await new Promise((resolve) => child.on("exit", resolve));
+    return { code, out };
+  }
+
+  it("a port in use: one line naming the port and --port, no stack trace", async () => {
+    const busy = await startSim();
+    try {
+      const port = new URL(busy.url).port;
+      const { code, out } = await cli(["--port", port]);
+      expect(code).toBe(1);
+      expect(out.trim()).toBe(`Port ${port} on 127.0.0.1 is already in use: stop what listens there, or start the simulator on another port with --port <n> (or SIM_PORT; --port 0 picks a free one).`);
+    } finally {
+      await busy.close();
+    }
+  });
+
+  it("a host that is not this machine's, and a port out of range: one line each, no stack trace", async () => {
+    const host = await cli(["--host", "192.0.2.1", "--port", "0"]);
+    expect(host.code).toBe(1);
+    expect(host.out.trim()).toMatch(/^The address 192\.0\.2\.1 is not an address of this machine: pick another with --host/);
+    const port = await cli(["--port", "70000"]);
+    expect(port.code).toBe(2);
+    expect(port.out).toContain("--port (SIM_PORT) is a whole number from 0 to 65535");
+    for (const { out } of [host, port]) expect(out).not.toMatch(/\n\s+at /);
+  });
+});
+
 describe("CORS", () => {
   let closed: Sim;
   let open: Sim;
