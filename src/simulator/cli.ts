@@ -140,7 +140,9 @@ async function main(): Promise<void> {
   // The reference docs are built, not committed: build them when they are missing or
   // older than the contract, without holding up the first answer.
   const docsDir = options.docsDir ?? DEFAULT_DOCS_DIR;
-  ensureDocsSite(docsDir).then(
+  const building = ensureDocsSite(docsDir);
+  sim.docsBuilding(building);
+  building.then(
     (built) => built && console.log(`Docs built into ${docsDir}: ${sim.url}/docs/`),
     (error) => console.error(`The docs could not be built (${(error as Error).message}); run \`npm run docs\`.`),
   );

@@ -21,6 +21,8 @@ export interface RunningSimulator {
   /** Base address, e.g. `http://127.0.0.1:4010`. */
   url: string;
   hub: Hub;
+  /** Until `build` settles, /docs answers a page saying the docs are being built (not a 404). */
+  docsBuilding(build: Promise<unknown>): void;
   close(): Promise<void>;
 }
 
@@ -29,11 +31,13 @@ export const DEFAULT_DOCS_DIR = fileURLToPath(new URL("../../site/", import.meta
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const hub = new Hub({ ...options, assets: options.assets ?? fileAssets() });
+  let pendingDocs = 0;
   const app = createServer(hub, {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     cors: options.cors ?? false,
     // Read per request: a docs build made while the simulator runs shows up at once.
     docsDir: options.docsDir ?? DEFAULT_DOCS_DIR,
+    docsBuilding: () => pendingDocs > 0,
     requestTimeoutSeconds: options.requestTimeoutSeconds ?? 30,
     maxHeaderBytes: options.maxHeaderBytes ?? 16 * 1024,
     logger: options.logger ?? false,
@@ -51,6 +55,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   return {
     url: `http://${shownHost}:${port}`,
     hub,
+    docsBuilding(build) {
+      pendingDocs++;
+      const done = () => void pendingDocs--;
+      build.then(done, done);
+    },
     close() {
       closed ??= (async () => {
         clearTimeout(warming);

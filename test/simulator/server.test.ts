@@ -144,6 +144,33 @@ describe("docs, links and the control interface", () => {
     }
   });
 
+  it("while the docs are being built, /docs answers a page that says so (503, reloading), not the API's 404", async () => {
+    const empty = join(mkdtempSync(join(tmpdir(), "sim-docs-")), "site");
+    const fresh = await startSim({ docsDir: empty });
+    try {
+      let finish!: () => void;
+      fresh.running.docsBuilding(new Promise<void>((resolve) => (finish = resolve)));
+      for (const path of ["/docs/", "/docs/reference.html"]) {
+        const r = await fetch(`${fresh.url}${path}`);
+        expect(r.status, path).toBe(503);
+        expect(r.headers.get("content-type")).toMatch(/^text\/html/);
+        expect(r.headers.get("retry-after")).toBe("1");
+        expect(await r.text()).toMatch(/Building the reference docs[\s\S]*http-equiv="refresh"|http-equiv="refresh"[\s\S]*Building the reference docs/);
+      }
+      // The API is not held up meanwhile.
+      expect((await fresh.get("/v1/me")).status).toBe(200);
+      mkdirSync(empty);
+      writeFileSync(join(empty, "index.html"), "<h1>Reference</h1>");
+      finish();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      expect(await (await fetch(`${fresh.url}/docs/`)).text()).toContain("Reference");
+      // Built, a missing file is the API's 404 again.
+      expect((await fresh.get("/docs/missing.html", { key: null })).status).toBe(404);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("GEN-5: links in records start with the address the caller used (Host, X-Forwarded-Host)", async () => {
     const viaProxy = await sim.get("/v1/generations", { headers: { "x-forwarded-host": "localhost:5173" } });
     expect(viaProxy.json.data.find((g: { status: string }) => g.status === "DONE").output_urls[0]).toMatch(/^http:\/\/localhost:5173\/v1\/generations\/gen_\w+\/outputs\/\w+\/0$/);

@@ -19,6 +19,8 @@ export interface ServerOptions {
   cors: boolean | readonly string[];
   /** Folder served at /docs when it exists. */
   docsDir: string | undefined;
+  /** True while the docs are being built into `docsDir`: /docs then answers a page that says so. */
+  docsBuilding?: () => boolean;
   /** Seconds a client may take to send a whole request (headers and body). */
   requestTimeoutSeconds: number;
   /** Largest header block (request line included); above it answers 413. */
@@ -69,6 +71,15 @@ function corsAllows(option: ServerOptions["cors"], origin: string | undefined): 
   if (!origin || option === false) return false;
   return option === true || option.includes(origin);
 }
+
+/** What /docs answers while the site is first built (a few seconds on a fresh install). */
+const DOCS_BUILDING_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="1"><title>Building the reference docs</title></head>
+<body style="font-family: system-ui, sans-serif; margin: 3rem">
+<h1>Building the reference docs</h1>
+<p>The simulator is building the docs from the contract. This page reloads itself when they are ready; the API under <code>/v1</code> already answers.</p>
+</body></html>
+`;
 
 /** A complete raw answer for a socket whose request Node could not parse. */
 function rawAnswer(status: number, reason: string, requestId: string, body: string): string {
@@ -199,6 +210,10 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
           return;
         }
         reply.code(200).header("content-type", file.contentType).header("cache-control", "no-cache").send(file.bytes);
+        return;
+      }
+      if (options.docsBuilding?.()) {
+        reply.code(503).headers({ "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "retry-after": "1" }).send(DOCS_BUILDING_PAGE);
         return;
       }
     }
