@@ -220,8 +220,28 @@ describe("answers stay in the contract", () => {
     expectConforming("OPTIONS", `${sim.url}/v1/generations`, res.status, res.headers, text);
     expect(res.status).toBe(404);
     expect(res.headers.get("access-control-allow-origin")).toBeNull();
+    // The answer says why and what to do, for whoever reads it in the browser's network panel.
+    const message = JSON.parse(text).error.message as string;
+    expect(message).toContain("browsers cannot send API keys or tokens to /v1");
+    expect(message).toContain('--cors "http://localhost:5173"');
+    expect(message).toContain("proxy");
     const head = await fetch(`${sim.url}/v1/models`, { method: "HEAD", headers: { authorization: "Bearer ghk_demo_full" } });
     expect(head.status).toBe(404);
+  });
+
+  it("a path of the contract called with another method says which methods it takes (404 not_found with Allow)", async () => {
+    const r = await sim.get("/v1/pricing/estimate");
+    expect(r.status).toBe(404);
+    expect(r.json.error.code).toBe("not_found");
+    expect(r.json.error.message).toBe("No endpoint GET /v1/pricing/estimate: this path takes POST.");
+    expect(r.headers.get("allow")).toBe("POST");
+    const generations = await sim.call("DELETE", "/v1/generations");
+    expect(generations.json.error.message).toBe("No endpoint DELETE /v1/generations: this path takes GET, POST.");
+    const id = await sim.call("PUT", "/v1/library/folders/fld_x");
+    expect(id.headers.get("allow")).toBe("PATCH, DELETE");
+    const unknown = await sim.get("/v1/nothing");
+    expect(unknown.json.error.message).toBe("No endpoint GET /v1/nothing.");
+    expect(unknown.headers.get("allow")).toBeNull();
   });
 });
 

@@ -82,7 +82,7 @@ function route(hub: Hub, ctx: Ctx): SimResponse {
   if (isV1(path) && !hub.state.api_enabled) return refusalAnswer(ctx, refuse("api_disabled"));
 
   const found = match(req.method, path);
-  if (!found) return refusalAnswer(ctx, refuse("not_found", { message: `No endpoint ${req.method} ${path}.` }));
+  if (!found) return refusalAnswer(ctx, noEndpoint(req.method, path));
   const operation = found.operation;
   ctx.operation = operation;
   ctx.params = found.params;
@@ -131,6 +131,15 @@ function route(hub: Hub, ctx: Ctx): SimResponse {
   // Routes of part 2 that are not built yet still answer in the envelope.
   if (!handler) return refusalAnswer(ctx, refuse("service_unavailable", { message: `${operation.operationId} is not available in this simulator yet.` }));
   return settle(ctx, handler(ctx));
+}
+
+const CALLABLE = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** 404 `not_found`; for a path of the contract called with another method, which methods it takes (and `Allow`). */
+function noEndpoint(method: string, path: string): Refusal {
+  const allowed = CALLABLE.filter((m) => m !== method && matchOperation(m, path));
+  if (allowed.length === 0) return refuse("not_found", { message: `No endpoint ${method} ${path}.` });
+  return refuse("not_found", { message: `No endpoint ${method} ${path}: this path takes ${allowed.join(", ")}.`, headers: { allow: allowed.join(", ") } });
 }
 
 /** A value given twice where the contract takes one: which one was meant is not guessed. */

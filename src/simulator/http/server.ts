@@ -191,7 +191,15 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
       return;
     }
     const url = request.raw.url ?? "/";
-    if (request.method === "OPTIONS" && corsAllows(options.cors, request.headers.origin) && request.headers["access-control-request-method"]) {
+    const preflight = request.method === "OPTIONS" && request.headers.origin !== undefined && request.headers["access-control-request-method"] !== undefined;
+    if (preflight && !corsAllows(options.cors, request.headers.origin)) {
+      // Closed as on the real hub; the answer (visible in the browser's network panel) says why and what to do.
+      const origin = request.headers.origin!;
+      const message = `No cross-origin access for ${origin.slice(0, 200)}: browsers cannot send API keys or tokens to /v1 (CORS for Authorization is closed, as on the real hub). Call the API through your dev server's proxy, or start the simulator with --cors ${JSON.stringify(origin.slice(0, 200))} for local work.`;
+      send(request, reply, hub.refuse(simRequest(request), "not_found", message));
+      return;
+    }
+    if (preflight) {
       reply.code(204).headers({
         "access-control-allow-origin": request.headers.origin!,
         "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE",
