@@ -1,7 +1,7 @@
 // `npm start`: the hub simulator on 127.0.0.1:4010 until stopped. Every option is a
 // flag and an environment variable (flags win); `--help` lists them.
 import { parseArgs } from "node:util";
-import { demoKeys } from "./core/fixtures/accounts.ts";
+import { demoKeys } from "./state/fixtures/accounts.ts";
 import { DEFAULT_DOCS_DIR, startSimulator, type SimulatorOptions } from "./index.ts";
 import { ensureDocsSite } from "./docs-site.ts";
 

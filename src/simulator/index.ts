@@ -1,14 +1,14 @@
 // startSimulator: the hub simulator on a real HTTP server (Fastify), for tests, the
 // typed client's suite, the conformance suite and `npm start`.
 import { fileURLToPath } from "node:url";
-import { Hub, type HubOptions } from "./core/hub.ts";
+import { Hub, type HubOptions } from "./hub.ts";
 import { fileAssets } from "./http/assets.ts";
 import { createServer, type ServerOptions } from "./http/server.ts";
 
-export { Hub } from "./core/hub.ts";
-export type { HubOptions, AssetSource, Mount } from "./core/hub.ts";
-export type { SimRequest, SimResponse, StreamSink } from "./core/exchange.ts";
-export { demoKeys, demoAccounts } from "./core/fixtures/accounts.ts";
+export { Hub } from "./hub.ts";
+export type { HubOptions, AssetSource, Mount } from "./hub.ts";
+export type { SimRequest, SimResponse, StreamSink } from "./pipeline/exchange.ts";
+export { demoKeys, demoAccounts } from "./state/fixtures/accounts.ts";
 
 export interface SimulatorOptions extends HubOptions, Partial<ServerOptions> {
   /** Default 127.0.0.1. */

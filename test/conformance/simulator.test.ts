@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderJson, renderJunit, renderTable, runConformance, type Report } from "../../src/conformance/index.ts";
 import { seedRules } from "../../src/contract/index.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
-import { library } from "../../src/simulator/core/library.ts";
-import type { OAuthState } from "../../src/simulator/core/oauth/store.ts";
-import { threadOf } from "../../src/simulator/core/support.ts";
+import { library } from "../../src/simulator/domain/library.ts";
+import type { OAuthState } from "../../src/simulator/domain/oauth/store.ts";
+import { threadOf } from "../../src/simulator/domain/support.ts";
 import { DEMO_KEYS, explain, failing, runFull, SIMULATOR_FINDINGS, simulatorAccessToken, startSim, withSim } from "./support/run.ts";
 
 /** What a run may change on the demo account, read from the simulator's state. */

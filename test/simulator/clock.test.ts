@@ -1,7 +1,7 @@
 // The simulated clock: explicit advances run due tasks in time order with exact
 // timestamps; a frozen clock runs nothing until advanced, except what is already due.
 import { describe, expect, it } from "vitest";
-import { SimClock, TaskQueue } from "../../src/simulator/core/clock.ts";
+import { SimClock, TaskQueue } from "../../src/simulator/state/clock.ts";
 
 describe("SimClock", () => {
   it("a frozen clock stands still; advance runs every task that falls due, in time order, at its own time", () => {

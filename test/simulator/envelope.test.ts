@@ -2,8 +2,8 @@
 // caching, the RateLimit pair, unknown routes and the routes of part 2.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { operations } from "../../src/contract/index.ts";
-import { envelope, refuse } from "../../src/simulator/core/errors.ts";
-import { russian } from "../../src/simulator/core/messages-ru.ts";
+import { envelope, refuse } from "../../src/simulator/domain/refusal.ts";
+import { russian } from "../../src/simulator/domain/messages-ru.ts";
 import { startSim, type Sim } from "./support/harness.ts";
 
 let sim: Sim;

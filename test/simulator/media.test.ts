@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { glb, png } from "../../src/simulator/assets/files.ts";
-import { imageSize } from "../../src/simulator/core/media.ts";
+import { imageSize } from "../../src/simulator/state/media.ts";
 import { fixture, PNG } from "./support/uploads.ts";
 
 describe("image size", () => {

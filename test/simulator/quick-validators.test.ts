@@ -4,7 +4,7 @@
 // mutated bodies of every variant (the quick one checks only the branch `type` chooses).
 import { describe, expect, it } from "vitest";
 import { deref, schema, schemaValidator, validateChosen, type JsonObject } from "../../src/contract/index.ts";
-import { quickChosen } from "../../src/simulator/core/quick-validators.ts";
+import { quickChosen } from "../../src/simulator/domain/quick-validators.ts";
 
 const bases: Record<string, unknown>[] = [
   { type: "video", model: "video-model-a", prompt: "a lighthouse", duration: 5 },

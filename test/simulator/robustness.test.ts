@@ -4,7 +4,7 @@ import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { operations, schemaValidator } from "../../src/contract/index.ts";
-import { isoTime } from "../../src/simulator/core/util.ts";
+import { isoTime } from "../../src/simulator/state/util.ts";
 import { expectConforming, startSim, type Sim } from "./support/harness.ts";
 import { signIn } from "./support/site.ts";
 

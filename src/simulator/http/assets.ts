@@ -1,7 +1,7 @@
 // The committed result files (tiny, real): one per output kind.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { AssetFile, AssetSource } from "../core/hub.ts";
+import type { AssetFile, AssetSource } from "../hub.ts";
 
 const FILES: Readonly<Record<string, { fileName: string; contentType: string }>> = {
   image: { fileName: "image.png", contentType: "image/png" },

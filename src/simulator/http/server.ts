@@ -5,11 +5,11 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { envelope, refuse } from "../core/errors.ts";
-import { isDeferred, isStream, type SimRequest, type SimResponse } from "../core/exchange.ts";
-import type { Hub } from "../core/hub.ts";
-import { UPLOAD_CEILING } from "../core/library.ts";
-import { newRequestId } from "../core/util.ts";
+import { envelope, refuse } from "../domain/refusal.ts";
+import { isDeferred, isStream, type SimRequest, type SimResponse } from "../pipeline/exchange.ts";
+import type { Hub } from "../hub.ts";
+import { UPLOAD_CEILING } from "../domain/library.ts";
+import { newRequestId } from "../state/util.ts";
 import { docsFile } from "./docs.ts";
 
 export interface ServerOptions {

@@ -2,8 +2,8 @@
 // rule each. Used by broken-servers.test.ts.
 import { randomUUID } from "node:crypto";
 import type { RunningSimulator } from "../../../src/simulator/index.ts";
-import { library } from "../../../src/simulator/core/library.ts";
-import type { OAuthState } from "../../../src/simulator/core/oauth/store.ts";
+import { library } from "../../../src/simulator/domain/library.ts";
+import type { OAuthState } from "../../../src/simulator/domain/oauth/store.ts";
 import { editJson, pathOnly, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 
 export interface Double {

@@ -1,0 +1,232 @@
+// The control interface under /_sim/ (outside /v1): for tests and for frontend
+// developers who want to move the clock, force an outcome, withdraw access and so on.
+// Answers are JSON; refusals use the API's envelope. Every change that can withdraw
+// access re-checks the open event streams (they get `terminated`).
+import { scopes as allScopes } from "../../../contract/index.ts";
+import { isRefusal, json, type Ctx } from "../../pipeline/context.ts";
+import { controlBody, type ControlBody } from "./body.ts";
+import { refuse, type Refusal } from "../../domain/refusal.ts";
+import type { SimResponse } from "../../pipeline/exchange.ts";
+import type { Hub } from "../../hub.ts";
+import { outcomeOf } from "../../domain/outcomes.ts";
+import type { Account, ApiKey, Generation } from "../../state/hub-state.ts";
+import { isoTime, LONGEST_SPAN_DAYS } from "../../state/util.ts";
+
+type Body = ControlBody;
+
+function invalid(field: string, message: string, reason = "invalid"): Refusal {
+  return refuse("invalid_request", { details: [{ field, reason, message }] });
+}
+
+function keyView(hub: Hub, k: ApiKey) {
+  return {
+    secret: k.secret,
+    id: k.id,
+    account_id: k.account_id,
+    scopes: k.scopes,
+    expires_at: k.expires_at === null ? null : isoTime(k.expires_at),
+    expired: k.expires_at !== null && k.expires_at <= hub.clock.now(),
+    revoked: k.revoked,
+    spend_limit_cc: k.spend_limit_cc,
+    spent_cc: k.spent_cc,
+    purpose: k.purpose,
+  };
+}
+
+function generationView(hub: Hub, g: Generation, base: string) {
+  return {
+    ...hub.engine.record(g, base),
+    account_id: g.account_id,
+    deleted: g.deleted,
+    charged_cc: g.charged_cc,
+    next_at: g.next_at === null ? null : isoTime(g.next_at),
+    planned: g.steps.map((s) => ({ status: s.status, after_seconds: s.afterMs / 1000, ...(s.reason ? { reason: s.reason } : {}), ...(s.late ? { late: true } : {}) })),
+  };
+}
+
+function clockView(hub: Hub) {
+  const now = hub.clock.now();
+  return { now: isoTime(now), now_ms: now, speed: hub.clock.speed };
+}
+
+function findKey(hub: Hub, ref: string): ApiKey | undefined {
+  return hub.state.keys.get(ref) ?? [...hub.state.keys.values()].find((k) => k.id === ref);
+}
+
+function applyAccount(account: Account, body: Body): Refusal | undefined {
+  if ("plan" in body) {
+    const p = body.plan;
+    if (p === "free" || p === null) account.plan = { id: "free", paid: false };
+    else if (typeof p === "string") account.plan = { id: p, paid: true };
+    else return invalid("plan", "plan is a plan id (paid) or \"free\"/null (no paid plan)", "wrong_type");
+  }
+  if ("balance_cc" in body) {
+    if (!Number.isSafeInteger(body.balance_cc)) return invalid("balance_cc", "balance_cc must be an integer", "wrong_type");
+    account.balance_cc = body.balance_cc as number;
+  }
+  for (const flag of ["api_access", "suspended", "terms_accepted", "early_access"] as const) {
+    if (flag in body) {
+      if (typeof body[flag] !== "boolean") return invalid(flag, `${flag} must be a boolean`, "wrong_type");
+      account[flag] = body[flag] as boolean;
+    }
+  }
+  return undefined;
+}
+
+export function controlHandler(ctx: Ctx): SimResponse | Refusal {
+  const hub = ctx.hub;
+  const method = ctx.req.method;
+  let parts: string[];
+  try {
+    parts = ctx.path.split("/").filter(Boolean).slice(1).map((p) => decodeURIComponent(p));
+  } catch {
+    return refuse("not_found", { message: "No such control route: the path does not decode." });
+  }
+  const route = `${method} ${parts.map((p, i) => (i % 2 === 1 && parts[0] !== "clock" ? ":" : p)).join("/")}`;
+  const ok = (body: unknown, status = 200) => json(ctx, status, body);
+
+  switch (route) {
+    case "GET ":
+    case "GET state":
+      return ok({
+        clock: clockView(hub),
+        api_enabled: hub.state.api_enabled,
+        accounts: [...hub.state.accounts.values()],
+        keys: [...hub.state.keys.values()].map((k) => keyView(hub, k)),
+        open_streams: hub.events.openStreams.size,
+      });
+    case "POST reset":
+      hub.reset();
+      return ok({ reset: true, clock: clockView(hub) });
+    case "GET clock":
+      return ok(clockView(hub));
+    case "POST clock": {
+      const body = controlBody(ctx);
+      if (isRefusal(body)) return body;
+      if (typeof body.speed !== "number" || !(body.speed >= 0) || body.speed > 10_000) return invalid("speed", "speed is a number from 0 to 10000", "out_of_range");
+      hub.clock.setSpeed(body.speed);
+      return ok(clockView(hub));
+    }
+    case "POST clock/advance": {
+      const body = controlBody(ctx);
+      if (isRefusal(body)) return body;
+      const seconds = body.seconds ?? (typeof body.ms === "number" ? body.ms / 1000 : undefined);
+      if (typeof seconds !== "number" || !(seconds >= 0) || seconds > 400 * 86_400) return invalid("seconds", "seconds is a number from 0 to 34560000", "out_of_range");
+      hub.clock.advance(Math.round(seconds * 1000));
+      hub.recheckStreams();
+      return ok(clockView(hub));
+    }
+    case "POST api": {
+      const body = controlBody(ctx);
+      if (isRefusal(body)) return body;
+      if (typeof body.enabled !== "boolean") return invalid("enabled", "enabled must be a boolean", "wrong_type");
+      hub.state.api_enabled = body.enabled;
+      hub.recheckStreams();
+      return ok({ api_enabled: hub.state.api_enabled });
+    }
+    case "GET keys":
+      return ok({ data: [...hub.state.keys.values()].map((k) => keyView(hub, k)) });
+    case "POST keys": {
+      const body = controlBody(ctx);
+      if (isRefusal(body)) return body;
+      const accountId = typeof body.account_id === "string" ? body.account_id : "acc_demo";
+      if (!hub.state.accounts.has(accountId)) return invalid("account_id", "no such account", "not_allowed");
+      const scopes = body.scopes ?? allScopes;
+      if (!Array.isArray(scopes) || scopes.some((s) => !allScopes.includes(s as string))) return invalid("scopes", "scopes must be scopes of the vocabulary", "not_allowed");
+      const expiresIn = body.expires_in_seconds;
+      if (expiresIn !== undefined && typeof expiresIn !== "number") return invalid("expires_in_seconds", "expires_in_seconds must be a number", "wrong_type");
+      if (typeof expiresIn === "number" && !(Math.abs(expiresIn) <= LONGEST_SPAN_DAYS * 86_400)) {
+        return invalid("expires_in_seconds", `expires_in_seconds is a number from -${LONGEST_SPAN_DAYS * 86_400} to ${LONGEST_SPAN_DAYS * 86_400}`, "out_of_range");
+      }
+      const now = hub.clock.now();
+      const id = hub.ids.next("key_", now);
+      const key: ApiKey = {
+        secret: `ghk_sim_${id.slice(4).toLowerCase()}`,
+        id,
+        account_id: accountId,
+        scopes: [...(scopes as string[])],
+        expires_at: typeof expiresIn === "number" ? now + expiresIn * 1000 : null,
+        revoked: false,
+        spend_limit_cc: null,
+        spent_cc: 0,
+        purpose: typeof body.purpose === "string" ? body.purpose : "created through /_sim/keys",
+      };
+      hub.state.keys.set(key.secret, key);
+      hub.watchExpiry(key.expires_at);
+      return ok(keyView(hub, key), 201);
+    }
+    case "POST keys/:/revoke":
+    case "POST keys/:/expire":
+    case "PATCH keys/:": {
+      const key = findKey(hub, parts[1]!);
+      if (!key) return refuse("not_found", { message: "No such key." });
+      if (parts[2] === "revoke") key.revoked = true;
+      else if (parts[2] === "expire") key.expires_at = hub.clock.now();
+      else {
+        const body = controlBody(ctx);
+        if (isRefusal(body)) return body;
+        if ("scopes" in body) {
+          const s = body.scopes;
+          if (!Array.isArray(s) || s.some((x) => !allScopes.includes(x as string))) return invalid("scopes", "scopes must be scopes of the vocabulary", "not_allowed");
+          key.scopes = [...(s as string[])];
+        }
+        if ("revoked" in body) {
+          if (typeof body.revoked !== "boolean") return invalid("revoked", "revoked must be a boolean", "wrong_type");
+          key.revoked = body.revoked;
+        }
+        if ("spend_limit_cc" in body) {
+          const v = body.spend_limit_cc;
+          if (v !== null && !Number.isSafeInteger(v)) return invalid("spend_limit_cc", "spend_limit_cc must be an integer or null", "wrong_type");
+          key.spend_limit_cc = v as number | null;
+        }
+      }
+      hub.recheckStreams();
+      return ok(keyView(hub, key));
+    }
+    case "GET accounts/:":
+    case "PATCH accounts/:": {
+      const account = hub.state.accounts.get(parts[1]!);
+      if (!account) return refuse("not_found", { message: "No such account." });
+      if (method === "PATCH") {
+        const body = controlBody(ctx);
+        if (isRefusal(body)) return body;
+        const before = account.balance_cc;
+        const refused = applyAccount(account, body);
+        // The ledger keeps adding up to the balance.
+        if (account.balance_cc !== before) hub.ledger(account.id, account.balance_cc - before, null, null);
+        if (refused) return refused;
+        hub.recheckStreams();
+      }
+      return ok(account);
+    }
+    case "GET generations/:":
+    case "POST generations/:/outcome":
+    case "POST generations/:/cancel":
+    case "POST generations/:/delete":
+    case "DELETE generations/:": {
+      const gen = hub.state.generations.get(parts[1]!);
+      if (!gen || (gen.deleted && method !== "GET")) return refuse("not_found", { message: "No such generation." });
+      if (method === "GET") return ok(generationView(hub, gen, ctx.baseUrl));
+      if (parts[2] === "outcome") {
+        const body = controlBody(ctx);
+        if (isRefusal(body)) return body;
+        const outcome = typeof body.outcome === "string" ? outcomeOf(body.outcome, typeof body.reason === "string" ? body.reason : undefined) : undefined;
+        if (!outcome || outcome === "blocked") return invalid("outcome", "outcome is one of done, fail, hold, slow, late", "not_allowed");
+        if (!hub.engine.force(gen, outcome)) return refuse("resource_conflict", { message: `A ${gen.status} generation cannot take the outcome ${body.outcome}.` });
+        return ok(generationView(hub, gen, ctx.baseUrl));
+      }
+      // Cancelling, like starting, needs an active paid plan.
+      const account = hub.state.accounts.get(gen.account_id);
+      if (parts[2] === "cancel" && account && !account.plan.paid) return refuse("payment_required");
+      const refused = parts[2] === "cancel" ? hub.engine.cancel(gen) : hub.engine.remove(gen);
+      if (refused) return refused;
+      return ok(generationView(hub, gen, ctx.baseUrl));
+    }
+    default:
+      for (const extra of hub.controlRoutes) {
+        const answer = extra(ctx, parts);
+        if (answer) return answer;
+      }
+      return refuse("not_found", { message: `No control route ${method} ${ctx.path}.` });
+  }
+}
