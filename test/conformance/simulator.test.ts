@@ -5,15 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderJson, renderJunit, renderTable, runConformance, type Report } from "../../src/conformance/index.ts";
 import { seedRules } from "../../src/contract/index.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
-import { library } from "../../src/simulator/domain/library.ts";
-import type { OAuthState } from "../../src/simulator/domain/oauth/store.ts";
 import { threadOf } from "../../src/simulator/domain/support.ts";
 import { DEMO_KEYS, explain, failing, runFull, SIMULATOR_FINDINGS, simulatorAccessToken, startSim, withSim } from "./support/run.ts";
 
 /** What a run may change on the demo account, read from the simulator's state. */
 function snapshot(sim: RunningSimulator) {
-  const lib = library(sim.hub);
-  const oauth = sim.hub.state.extensions.get("oauth") as OAuthState | undefined;
+  const lib = sim.hub.state.library;
+  const oauth = sim.hub.state.oauth;
   const account = sim.hub.state.accounts.get("acc_demo")!;
   return {
     generations: sim.hub.state.generations.size,
@@ -23,8 +21,8 @@ function snapshot(sim: RunningSimulator) {
     assets: lib.assets.size,
     folders: (lib.folders.get("acc_demo") ?? []).map((f) => `${f.id} ${f.name}`),
     support: threadOf(sim.hub, "acc_demo").length,
-    clients: oauth?.clients.size ?? 0,
-    grants: oauth?.grants.size ?? 0,
+    clients: oauth.clients.size,
+    grants: oauth.grants.size,
     subscription: { status: account.subscription?.status, cancelled_at: account.subscription?.cancelled_at },
   };
 }

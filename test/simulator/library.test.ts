@@ -3,7 +3,7 @@
 // folder only) and the move. No credits move; every answer is checked against the
 // contract by the harness.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_FOLDER_LIMIT } from "../../src/simulator/domain/library.ts";
+import { DEFAULT_FOLDER_LIMIT } from "../../src/simulator/state/options.ts";
 import { FULL, OTHER, startSim, type Sim } from "./support/harness.ts";
 import { fixture, PNG, upload } from "./support/uploads.ts";
 

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { bound } from "../../src/contract/index.ts";
 import { png } from "../../src/simulator/assets/files.ts";
-import { DEFAULT_SIGNATURE_SECONDS, DEFAULT_UPLOAD_LIFETIME_DAYS } from "../../src/simulator/domain/library.ts";
+import { DEFAULT_SIGNATURE_SECONDS, DEFAULT_UPLOAD_LIFETIME_DAYS } from "../../src/simulator/state/options.ts";
 import { OTHER, startSim, type Sim } from "./support/harness.ts";
 import { fixture, PNG, storagePut, ticket, upload } from "./support/uploads.ts";
 

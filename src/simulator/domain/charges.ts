@@ -3,7 +3,7 @@
 // record); with `promo_mode` the charge is by entitlement, never by rate.
 import { refuse, type Refusal } from "./refusal.ts";
 import type { Price } from "./pricing.ts";
-import type { Account } from "../state/hub-state.ts";
+import type { Account } from "../state/accounts.ts";
 
 export interface Charge {
   charged_cc: number;

@@ -4,8 +4,8 @@
 // credential rungs and the account rungs (see the pipeline).
 import type { Operation } from "../../contract/index.ts";
 import { refuse, type Refusal } from "./refusal.ts";
-import type { SimRequest } from "../pipeline/exchange.ts";
-import type { Account, ApiKey, HubState } from "../state/hub-state.ts";
+import type { Account, ApiKey } from "../state/accounts.ts";
+import type { HubState } from "../state/hub-state.ts";
 
 export interface Credential {
   channel: "api_key" | "oauth" | "session";
@@ -18,7 +18,7 @@ export interface Credential {
    * A check of the channel that runs before the rate limiter, so its refusal carries no
    * RateLimit pair (the session cookie's Origin allowlist: 403 `origin_mismatch`).
    */
-  admit?(req: SimRequest, baseUrl: string): Refusal | undefined;
+  admit?(method: string, origin: string | undefined, baseUrl: string): Refusal | undefined;
   /** One window instead of the key and account pair (the session cookie's account-owned window). */
   window?: { counter: string; policy: "default" | "account"; quota: number };
   /** A spend limit of the credential besides the key's (an OAuth grant's: 402 `grant_spend_limit_reached`). */
@@ -26,7 +26,7 @@ export interface Credential {
 }
 
 /**
- * Part 2 plugs OAuth access tokens and the site session cookie in here. `bearer`
+ * OAuth access tokens and the site session cookie plug in here. `bearer`
  * answers undefined for a token it does not recognise as its own.
  */
 export interface CredentialResolver {

@@ -3,7 +3,6 @@
 // (no loss, no repeat); a cursor that cannot be resumed gets a `reset` frame first.
 // History older than the retention window (on the simulator's clock) is dropped.
 import type { SimClock } from "../state/clock.ts";
-import type { StreamSink } from "../pipeline/exchange.ts";
 import { entryOf, fnv, newSet } from "../state/util.ts";
 
 /**
@@ -30,6 +29,12 @@ export abstract class LoggedEvent {
 }
 
 type Logged = LoggedEvent;
+
+/** Where a stream's frames go (the adapter's response body). */
+export interface StreamSink {
+  write(chunk: string): void;
+  end(): void;
+}
 
 
 interface AccountLog {

@@ -3,12 +3,15 @@
 // and renders the record. Cancellation and deletion live here too (their public route
 // is not shown in the seed; the control interface reaches them).
 import { inProgressStatuses } from "../../contract/index.ts";
-import { refuse, type Refusal } from "./refusal.ts";
-import type { Hub } from "../hub.ts";
+import type { Account } from "../state/accounts.ts";
+import type { HubBase } from "../state/base.ts";
+import type { Generation, Step } from "../state/generations.ts";
+import { addGeneration } from "../state/hub-state.ts";
+import { entryOf, isoTime, newSet } from "../state/util.ts";
+import { LoggedEvent, type EventHub } from "./events.ts";
+import { recordLedger } from "./ledger.ts";
 import { stepsFrom, type Outcome } from "./outcomes.ts";
-import type { Account, Generation, Step } from "../state/hub-state.ts";
-import { LoggedEvent } from "./events.ts";
-import { entryOf, isoTime, newList, newSet } from "../state/util.ts";
+import { refuse, type Refusal } from "./refusal.ts";
 
 export interface NewGeneration {
   account: Account;
@@ -26,7 +29,10 @@ export class GenerationEngine {
   /** In-progress generations per account, kept as they move (the concurrency check reads it). */
   #busy = new Map<string, Set<Generation>>();
 
-  constructor(private readonly hub: Hub) {}
+  constructor(
+    private readonly hub: HubBase,
+    private readonly events: EventHub,
+  ) {}
 
   /** Forgets the in-progress sets (state reset). */
   reset(): void {
@@ -65,17 +71,10 @@ export class GenerationEngine {
       next_at: null,
       cache: null,
     };
-    this.adopt(gen);
+    addGeneration(this.hub.state, gen);
     this.#emit(gen);
     this.#scheduleNext(gen);
     return gen;
-  }
-
-  /** Restores a generation made by a fixture at a past time, already at its final state. */
-  adopt(gen: Generation): void {
-    const state = this.hub.state;
-    state.generations.set(gen.id, gen);
-    entryOf(state.by_account, gen.account_id, newList<Generation>).push(gen);
   }
 
   /** The generation if it exists, belongs to the account and was not deleted. */
@@ -145,7 +144,7 @@ export class GenerationEngine {
       account.balance_cc += gen.charged_cc;
       const key = [...this.hub.state.keys.values()].find((k) => k.id === gen.key_id);
       if (key) key.spent_cc = Math.max(0, key.spent_cc - gen.charged_cc);
-      this.hub.ledger(account.id, gen.charged_cc, gen.id, "refund");
+      recordLedger(this.hub, account.id, gen.charged_cc, gen.id, "refund");
       gen.refunded = true;
     }
     // A free-quota use given back is a refund too (the record says `refunded`).
@@ -159,7 +158,7 @@ export class GenerationEngine {
 
   #emit(gen: Generation): void {
     this.#track(gen);
-    this.hub.events.emit(gen.account_id, new StatusChange(gen.type, gen.updated_at, gen.id, gen.status, gen.deleted));
+    this.events.emit(gen.account_id, new StatusChange(gen.type, gen.updated_at, gen.id, gen.status, gen.deleted));
   }
 
   /** Replaces what is left of a generation's life with `outcome`; false when nothing can change. */

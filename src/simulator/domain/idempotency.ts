@@ -2,7 +2,8 @@
 // (the same body, compared as JSON with sorted keys) answers the stored generation at
 // its current status; another body under the same key is a conflict. Handlers run
 // synchronously, so concurrent submits with one key cannot both create a generation.
-import type { Generation, HubState } from "../state/hub-state.ts";
+import type { Generation } from "../state/generations.ts";
+import type { HubState } from "../state/hub-state.ts";
 import { canonicalJson, entryOf, newMap } from "../state/util.ts";
 
 export const IDEMPOTENCY_KEY_MAX = 255;

@@ -10,7 +10,8 @@
 //   [sim:late=timeout]    the same with another failure reason
 //   [sim:blocked]         the submit itself is refused: 403 moderation_blocked
 // Without a marker a generation goes QUEUED, PENDING, RUNNING, DONE.
-import type { Step } from "../state/hub-state.ts";
+import type { Step } from "../state/generations.ts";
+import type { Timing } from "../state/options.ts";
 import { entryOf, newMap } from "../state/util.ts";
 
 export type Outcome =
@@ -21,25 +22,6 @@ export type Outcome =
   | { kind: "late"; reason: string };
 
 export const FAILURE_REASONS = ["provider_error", "moderation_block", "timeout", "no_content", "invalid_input", "unknown"] as const;
-
-export interface Timing {
-  /** Simulated milliseconds spent in each state. */
-  queuedMs: number;
-  pendingMs: number;
-  runningMs: Readonly<Record<string, number>>;
-  slowMs: number;
-  holdMs: number;
-  lateMs: number;
-}
-
-export const DEFAULT_TIMING: Timing = {
-  queuedMs: 1_000,
-  pendingMs: 1_000,
-  runningMs: { video: 8_000, image: 3_000, upscale: 3_000, model_3d: 6_000 },
-  slowMs: 300_000,
-  holdMs: 10_000,
-  lateMs: 10_000,
-};
 
 const MARKER = /\[sim:([a-z_]+)(?:=([a-z_]+))?\]/g;
 

@@ -5,18 +5,9 @@
 // the one with the smaller remainder; a refusing window describes itself. A refusal
 // by the account ceiling consumes nothing, so the key's window is not spent.
 import type { SimClock } from "../state/clock.ts";
+import type { RateLimitConfig } from "../state/options.ts";
 
-export interface RateLimitConfig {
-  windowSeconds: number;
-  /** Requests per window for one key (`default`). */
-  keyQuota: number;
-  /** Requests per window for the whole account (`account`). */
-  accountQuota: number;
-  /** Accepted submits per window for the whole account (reason `submit_rate`). */
-  submitQuota: number;
-  /** Generations in progress at once per account (reason `concurrency`). */
-  concurrency: number;
-}
+export type { RateLimitConfig } from "../state/options.ts";
 
 export interface WindowState {
   policy: "default" | "account";

@@ -24,11 +24,19 @@
 //   invalid                readable, but not what the field takes (an image field given a
 //                          video, bytes that are not a readable image of their type)
 import type { Detail } from "../../contract/index.ts";
-import type { Ctx } from "../pipeline/context.ts";
-import { refuse, type Refusal } from "./refusal.ts";
-import type { Hub } from "../hub.ts";
-import { isLive, library, REFERENCE_PREFIX } from "./library.ts";
+import type { HubBase } from "../state/base.ts";
+import { REFERENCE_PREFIX } from "../state/library.ts";
 import { imageSize, isImageType, type ImageSize } from "../state/media.ts";
+import { isLive } from "./library.ts";
+import type { RateLimiter } from "./ratelimit.ts";
+import { refuse, type Refusal } from "./refusal.ts";
+
+/** Who reads a reference: the account, and the origins this simulator's links start with for its request. */
+export interface Reader {
+  accountId: string;
+  /** Lower case, without a trailing slash. */
+  origins: readonly string[];
+}
 
 /** Request fields that name files, by the kind of file they take. */
 export const FILE_FIELDS: Readonly<Record<string, "image" | "video" | "audio">> = {
@@ -73,15 +81,15 @@ function internalHost(host: string): boolean {
   return false;
 }
 
-/** The origins this simulator's links start with for this request. */
-function ownOrigins(ctx: Ctx): string[] {
-  const out = [ctx.baseUrl];
-  if (ctx.hub.publicUrl) out.push(ctx.hub.publicUrl);
+/** The origins a request's links start with: the address it came in on, and the public address. */
+export function ownOrigins(baseUrl: string, publicUrl: string | undefined): string[] {
+  const out = [baseUrl];
+  if (publicUrl) out.push(publicUrl);
   return out.map((o) => o.replace(/\/+$/, "").toLowerCase());
 }
 
-function uploadReference(hub: Hub, accountId: string, value: string, field: string): Found {
-  const store = library(hub);
+function uploadReference(hub: HubBase, accountId: string, value: string, field: string): Found {
+  const store = hub.state.library;
   const ticket = store.tickets.get(value);
   if (!ticket) return detail(field, "reference_unavailable", `${field} names no upload`);
   if (ticket.account_id !== accountId) return detail(field, "foreign_reference", `${field} is an upload of another account`);
@@ -99,8 +107,7 @@ function decoded(segment: string): string {
   }
 }
 
-function ownLink(ctx: Ctx, accountId: string, path: string, field: string): Found {
-  const hub = ctx.hub;
+function ownLink(hub: HubBase, accountId: string, path: string, field: string): Found {
   const gone = detail(field, "reference_unavailable", `${field} links to no file of this simulator`);
   let m = /^\/v1\/generations\/([^/]+)\/outputs\/([^/]+)\/(0|[1-9][0-9]{0,3})$/.exec(path);
   if (m) {
@@ -114,7 +121,7 @@ function ownLink(ctx: Ctx, accountId: string, path: string, field: string): Foun
   }
   m = /^\/v1\/library\/assets\/([^/]+)\/content$/.exec(path);
   if (m) {
-    const asset = library(hub).assets.get(decoded(m[1]!));
+    const asset = hub.state.library.assets.get(decoded(m[1]!));
     if (!asset) return gone;
     if (asset.account_id !== accountId) return detail(field, "foreign_reference", `${field} links to a library file of another account`);
     if (!isLive(hub, asset)) return detail(field, "reference_unavailable", `${field} links to an uploaded file that has expired`);
@@ -124,19 +131,19 @@ function ownLink(ctx: Ctx, accountId: string, path: string, field: string): Foun
 }
 
 /** Finds and reads one value; a detail says why it cannot be read. */
-export function readReference(ctx: Ctx, value: string, field: string): Found {
-  const accountId = ctx.account!.id;
-  if (value.startsWith(REFERENCE_PREFIX)) return uploadReference(ctx.hub, accountId, value, field);
+export function readReference(hub: HubBase, reader: Reader, value: string, field: string): Found {
+  const accountId = reader.accountId;
+  if (value.startsWith(REFERENCE_PREFIX)) return uploadReference(hub, accountId, value, field);
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     return detail(field, "bad_format", `${field} is neither an upload reference nor an absolute URL`);
   }
-  if ((url.protocol === "http:" || url.protocol === "https:") && ownOrigins(ctx).includes(url.origin.toLowerCase()) && !url.username && !url.password) {
-    return ownLink(ctx, accountId, url.pathname, field);
+  if ((url.protocol === "http:" || url.protocol === "https:") && reader.origins.includes(url.origin.toLowerCase()) && !url.username && !url.password) {
+    return ownLink(hub, accountId, url.pathname, field);
   }
-  const remote = library(ctx.hub).remote.get(url.href) ?? library(ctx.hub).remote.get(value);
+  const remote = hub.state.library.remote.get(url.href) ?? hub.state.library.remote.get(value);
   if (remote) return { content_type: remote.content_type, size: remote.width && remote.height ? { width: remote.width, height: remote.height } : undefined };
   if (url.protocol !== "https:" || url.username || url.password || internalHost(url.hostname)) {
     return detail(field, "untrusted_reference", `${field} is not a URL the hub fetches (https on a public host only)`);
@@ -151,7 +158,7 @@ function kindOf(contentType: string): string {
 const NO_INPUTS: Inputs = Object.freeze({ files: Object.freeze([]), image: undefined });
 
 /** Reads, checks and measures every file a request body names. */
-export function inputsOf(ctx: Ctx, body: Record<string, unknown>): Inputs | Refusal {
+export function inputsOf(hub: HubBase, reader: Reader, body: Record<string, unknown>): Inputs | Refusal {
   let named = false;
   for (const [name] of FILE_FIELD_ENTRIES) {
     if (body[name] !== undefined) {
@@ -170,7 +177,7 @@ export function inputsOf(ctx: Ctx, body: Record<string, unknown>): Inputs | Refu
     const values = Array.isArray(raw) ? raw.map((v, i) => [v, `${name}.${i}`] as const) : [[raw, name] as const];
     for (const [value, field] of values) {
       if (typeof value !== "string") continue; // the schema refused it already
-      const found = readReference(ctx, value, field);
+      const found = readReference(hub, reader, value, field);
       if ("reason" in found) {
         details.push(found);
         continue;
@@ -199,7 +206,7 @@ export function inputsOf(ctx: Ctx, body: Record<string, unknown>): Inputs | Refu
  * A refusal after references were processed spends one submit of the account's window
  * (seed, Limits: "a rejected request that already required reference processing does").
  */
-export function spendSubmit(hub: Hub, accountId: string, inputs: Inputs | undefined, refusal: Refusal): Refusal {
-  if (!inputs || inputs.files.length > 0) hub.limiter.takeSubmit(accountId, true);
+export function spendSubmit(limiter: RateLimiter, accountId: string, inputs: Inputs | undefined, refusal: Refusal): Refusal {
+  if (!inputs || inputs.files.length > 0) limiter.takeSubmit(accountId, true);
   return refusal;
 }

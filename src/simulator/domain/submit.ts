@@ -6,7 +6,7 @@ import { validateChosen, type Detail } from "../../contract/index.ts";
 import { refuse, type Refusal } from "./refusal.ts";
 import { DEFAULT_MODEL, PUBLISHED_TYPES, UNSUBMITTABLE_TYPES, type ModelDef } from "../state/fixtures/catalog.ts";
 import { quickChosen } from "./quick-validators.ts";
-import type { Account } from "../state/hub-state.ts";
+import type { Account } from "../state/accounts.ts";
 
 export interface AcceptedSubmit {
   type: string;

@@ -1,67 +1,25 @@
-// The support thread: one per account, kept in `hub.state.extensions` under "support".
-// It holds the account's own messages (POST /v1/support/messages), the answers of
-// support (the control interface posts them; with demo data the demo account starts with
-// a welcome message), and shows every generation report (`hub.state.reports`) as the
-// user message it created: the report's `message_id` is that message's id.
-import type { Hub } from "../hub.ts";
-import type { ReportRecord } from "../state/hub-state.ts";
+// The support thread: one per account (state.support). It holds the account's own
+// messages (POST /v1/support/messages), the answers of support (the control interface
+// posts them; with demo data the demo account starts with a welcome message), and shows
+// every generation report (state.reports) as the user message it created: the report's
+// `message_id` is that message's id.
+import type { HubBase } from "../state/base.ts";
+import type { ReportRecord } from "../state/generations.ts";
+import type { SupportMessage } from "../state/support.ts";
 import { entryOf, isoTime, newList } from "../state/util.ts";
 
-export interface SupportMessage {
-  id: string;
-  account_id: string;
-  from: "user" | "support";
-  text: string;
-  images: string[];
-  client_msg_id: string | null;
-  created_at: number;
-  /** Support messages: seen by a read of the thread. User messages are always read. */
-  read: boolean;
-}
-
-export interface SupportStore {
-  /** By account, oldest first. */
-  threads: Map<string, SupportMessage[]>;
-  /** By `<account>\n<client_msg_id in lower case>`. */
-  sent: Map<string, SupportMessage>;
-}
-
-const KEY = "support";
-
-export function support(hub: Hub): SupportStore {
-  let store = hub.state.extensions.get(KEY) as SupportStore | undefined;
-  if (!store) {
-    store = { threads: new Map(), sent: new Map() };
-    hub.state.extensions.set(KEY, store);
-    if (hub.options.demoData ?? true) {
-      const at = hub.clock.now() - 6 * 3_600_000;
-      store.threads.set("acc_demo", [{
-        id: hub.ids.next("msg_", at),
-        account_id: "acc_demo",
-        from: "support",
-        text: "Welcome to the Generation Hub simulator. Messages you send appear here; answers of support are posted through POST /_sim/accounts/{id}/support.",
-        images: [],
-        client_msg_id: null,
-        created_at: at,
-        read: false,
-      }]);
-    }
-  }
-  return store;
-}
-
-export function threadOf(hub: Hub, accountId: string): SupportMessage[] {
-  return entryOf(support(hub).threads, accountId, newList<SupportMessage>);
+export function threadOf(base: HubBase, accountId: string): SupportMessage[] {
+  return entryOf(base.state.support.threads, accountId, newList<SupportMessage>);
 }
 
 export function sentKey(accountId: string, clientMsgId: string): string {
   return `${accountId}\n${clientMsgId.toLowerCase()}`;
 }
 
-export function postSupportReply(hub: Hub, accountId: string, text: string): SupportMessage {
-  const now = hub.clock.now();
-  const message: SupportMessage = { id: hub.ids.next("msg_", now), account_id: accountId, from: "support", text, images: [], client_msg_id: null, created_at: now, read: false };
-  threadOf(hub, accountId).push(message);
+export function postSupportReply(base: HubBase, accountId: string, text: string): SupportMessage {
+  const now = base.clock.now();
+  const message: SupportMessage = { id: base.ids.next("msg_", now), account_id: accountId, from: "support", text, images: [], client_msg_id: null, created_at: now, read: false };
+  threadOf(base, accountId).push(message);
   return message;
 }
 

@@ -27,7 +27,7 @@ const readAccount: Handler = (ctx) => {
         window_seconds: limits.windowSeconds,
         remaining: Math.max(0, limits.submitQuota - hub.limiter.submitsUsed(a.id)),
       },
-      concurrency: { limit: limits.concurrency, in_use: hub.engine.inProgress(a.id).size },
+      concurrency: { limit: limits.concurrency, in_use: hub.generations.inProgress(a.id).size },
       requests: {
         default: { quota: limits.keyQuota, window_seconds: limits.windowSeconds },
         account: { quota: limits.accountQuota, window_seconds: limits.windowSeconds },

@@ -1,10 +1,11 @@
 // Generations routes: list, submit, batch status, read, title change, result files
-// and report. Records have the same shape everywhere (engine.record).
+// and report. Records have the same shape everywhere (GenerationEngine.record).
 import { schemaValidator, toDetails } from "../../contract/index.ts";
 import { chargeFor } from "../domain/charges.ts";
-import { baseHeaders, headerOf, isRefusal, json, jsonText, readJson, type Ctx, type Handler } from "../pipeline/context.ts";
+import { baseHeaders, headerOf, isRefusal, json, jsonText, readerOf, readJson, type Ctx, type Handler } from "../pipeline/context.ts";
 import { refuse } from "../domain/refusal.ts";
-import type { Generation, Step } from "../state/hub-state.ts";
+import type { Generation, Step } from "../state/generations.ts";
+import { recordLedger } from "../domain/ledger.ts";
 import { parseMarkers, stepsFrom } from "../domain/outcomes.ts";
 import { makeCursor, readCursor, readLimit } from "../pipeline/paging.ts";
 import { priceOf } from "../domain/pricing.ts";
@@ -16,7 +17,7 @@ const QUEUED: Step = Object.freeze({ status: "QUEUED", afterMs: 0 });
 
 // Rendered, not cached: most submitted records are never read back in the same state.
 function accepted(ctx: Ctx, gen: Generation) {
-  return json(ctx, 202, ctx.hub.engine.record(gen, ctx.baseUrl), { location: `/v1/generations/${gen.id}` });
+  return json(ctx, 202, ctx.hub.generations.record(gen, ctx.baseUrl), { location: `/v1/generations/${gen.id}` });
 }
 
 // Newest first by creation time, then id; the cursor names the last record returned.
@@ -49,7 +50,7 @@ const listGenerations: Handler = (ctx) => {
     const g = all[i]!;
     if (g.deleted) continue;
     if (count++ > 0) parts.push(",");
-    parts.push(hub.engine.recordText(g, ctx.baseUrl));
+    parts.push(hub.generations.recordText(g, ctx.baseUrl));
     last = g;
   }
   let more = false;
@@ -96,28 +97,28 @@ const submitGeneration: Handler = (ctx) => {
   if (markers.blocked) return refuse("moderation_blocked");
 
   const limits = hub.limiter.config;
-  const busy = hub.engine.inProgress(account.id);
+  const busy = hub.generations.inProgress(account.id);
   if (busy.size >= limits.concurrency) {
     return refuse("rate_limited", {
       message: `All ${limits.concurrency} generation slots are busy; wait for one to finish.`,
       details: [{ reason: "concurrency", message: "busy slots", scope: "account", limit: limits.concurrency, current: busy.size }],
-      retryAfter: hub.engine.secondsUntilOneEnds(busy),
+      retryAfter: hub.generations.secondsUntilOneEnds(busy),
     });
   }
 
   // The files the body names are read and measured (references.ts); a refusal from here
   // on has required reference processing and spends submit quota (seed, Limits).
-  const inputs = inputsOf(ctx, checked.body);
-  if (isRefusal(inputs)) return spendSubmit(hub, account.id, undefined, inputs);
+  const inputs = inputsOf(hub, readerOf(ctx), checked.body);
+  if (isRefusal(inputs)) return spendSubmit(hub.limiter, account.id, undefined, inputs);
   const price = priceOf(checked.model, checked.body, inputs);
   const charge = chargeFor(account, checked.type, checked.body, price);
-  if (isRefusal(charge)) return spendSubmit(hub, account.id, inputs, charge);
+  if (isRefusal(charge)) return spendSubmit(hub.limiter, account.id, inputs, charge);
   const key = credential.key;
   if (key && key.spend_limit_cc !== null && (key.spent_cc >= key.spend_limit_cc || key.spent_cc + charge.charged_cc > key.spend_limit_cc)) {
-    return spendSubmit(hub, account.id, inputs, refuse("key_spend_limit_reached"));
+    return spendSubmit(hub.limiter, account.id, inputs, refuse("key_spend_limit_reached"));
   }
   const otherLimit = credential.spendRefusal?.(charge.charged_cc);
-  if (otherLimit) return spendSubmit(hub, account.id, inputs, otherLimit);
+  if (otherLimit) return spendSubmit(hub.limiter, account.id, inputs, otherLimit);
 
   const window = hub.limiter.takeSubmit(account.id, true);
   if (!window.ok) {
@@ -131,7 +132,7 @@ const submitGeneration: Handler = (ctx) => {
 
   const steps: Step[] = [QUEUED];
   for (const step of stepsFrom("QUEUED", markers.outcome, checked.type, hub.timing) ?? []) steps.push(step);
-  const gen = hub.engine.create({
+  const gen = hub.generations.create({
     account,
     keyId: credential.keyId,
     type: checked.type,
@@ -145,7 +146,7 @@ const submitGeneration: Handler = (ctx) => {
   if (charge.charged_cc > 0) {
     account.balance_cc -= charge.charged_cc;
     if (key) key.spent_cc += charge.charged_cc;
-    hub.ledger(account.id, -charge.charged_cc, gen.id, "generation");
+    recordLedger(hub, account.id, -charge.charged_cc, gen.id, "generation");
   }
   const row = charge.free_quota >= 0 ? account.free_quotas[charge.free_quota] : undefined;
   if (row && row.remaining !== null) row.remaining--;
@@ -167,16 +168,16 @@ const readGenerationStatuses: Handler = (ctx) => {
   const ids = [...new Set((parsed.value as { ids: string[] }).ids)];
   const records: string[] = [];
   for (const id of ids) {
-    const gen = ctx.hub.engine.visible(ctx.account!.id, id);
-    if (gen) records.push(ctx.hub.engine.recordText(gen, ctx.baseUrl));
+    const gen = ctx.hub.generations.visible(ctx.account!.id, id);
+    if (gen) records.push(ctx.hub.generations.recordText(gen, ctx.baseUrl));
   }
   return jsonText(ctx, 200, `{"data":[${records.join(",")}],"next_cursor":null}`);
 };
 
 const readGeneration: Handler = (ctx) => {
-  const gen = ctx.hub.engine.visible(ctx.account!.id, ctx.params.id!);
+  const gen = ctx.hub.generations.visible(ctx.account!.id, ctx.params.id!);
   if (!gen) return refuse("not_found", { message: "No such generation." });
-  return jsonText(ctx, 200, ctx.hub.engine.recordText(gen, ctx.baseUrl));
+  return jsonText(ctx, 200, ctx.hub.generations.recordText(gen, ctx.baseUrl));
 };
 
 // Simulator convention (the seed does not show the bodies): any JSON object is
@@ -189,18 +190,18 @@ const changeGenerationTitle: Handler = (ctx) => {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
     return refuse("invalid_request", { details: [{ reason: "wrong_type", message: "the body must be a JSON object" }] });
   }
-  const gen = ctx.hub.engine.visible(ctx.account!.id, ctx.params.id!);
+  const gen = ctx.hub.generations.visible(ctx.account!.id, ctx.params.id!);
   if (!gen) return refuse("not_found", { message: "No such generation." });
   const title = (body as Record<string, unknown>).title;
-  if (typeof title === "string") ctx.hub.engine.setTitle(gen, title);
-  return jsonText(ctx, 200, ctx.hub.engine.recordText(gen, ctx.baseUrl));
+  if (typeof title === "string") ctx.hub.generations.setTitle(gen, title);
+  return jsonText(ctx, 200, ctx.hub.generations.recordText(gen, ctx.baseUrl));
 };
 
 // Result files go only to a credential of the owning account; anything else answers
 // 404 exactly like a missing id.
 const downloadGenerationOutput: Handler = (ctx) => {
   const { id, kind, index } = ctx.params as { id: string; kind: string; index: string };
-  const gen = ctx.hub.engine.visible(ctx.account!.id, id);
+  const gen = ctx.hub.generations.visible(ctx.account!.id, id);
   const n = /^(0|[1-9][0-9]{0,3})$/.test(index) ? Number(index) : -1;
   if (!gen || gen.status !== "DONE" || gen.output_kind !== kind || n < 0 || n >= gen.output_count) {
     return refuse("not_found", { message: "No such result file." });
@@ -233,11 +234,11 @@ const reportGeneration: Handler = (ctx) => {
     if (earlier.text !== body.text || earlier.reason !== reason) return refuse("report_replay_mismatch");
     return json(ctx, 201, { support_request_id: earlier.support_request_id, message_id: earlier.message_id });
   }
-  const gen = hub.engine.visible(account.id, ctx.params.id!);
+  const gen = hub.generations.visible(account.id, ctx.params.id!);
   if (!gen) return refuse("not_found", { message: "No such generation." });
   if (reason === "failure" && (gen.charged_cc === 0 || gen.refunded)) return refuse("generation_already_settled");
   // A moderation report revokes the generation, except one held for review.
-  if (reason === "moderation" && gen.status !== "MODERATION_PENDING") hub.engine.revoke(gen);
+  if (reason === "moderation" && gen.status !== "MODERATION_PENDING") hub.generations.revoke(gen);
   const now = hub.clock.now();
   const report = {
     account_id: account.id,

@@ -11,7 +11,8 @@
 import { schemaValidator, toDetails } from "../../contract/index.ts";
 import { baseHeaders, isRefusal, json, readJson, type Ctx, type Handler } from "../pipeline/context.ts";
 import { refuse, type Refusal } from "../domain/refusal.ts";
-import { assetRecord, folderLimit, folderRecord, foldersOf, library, liveAssets, ownAsset, sameName, type Folder } from "../domain/library.ts";
+import { assetRecord, folderLimit, folderRecord, foldersOf, liveAssets, ownAsset, sameName } from "../domain/library.ts";
+import type { Folder } from "../state/library.ts";
 import { newestFirst } from "../pipeline/listing.ts";
 
 /** Folder names: 1 to 100 characters once surrounding spaces are removed (simulator convention). */
@@ -125,7 +126,7 @@ const deleteLibraryFolder: Handler = (ctx) => {
   if (at < 0) return noFolder();
   const [folder] = folders.splice(at, 1);
   let moved = 0;
-  for (const a of library(ctx.hub).assets.values()) {
+  for (const a of ctx.hub.state.library.assets.values()) {
     if (a.folder_id === folder!.id) {
       a.folder_id = null;
       moved++;

@@ -1,6 +1,6 @@
 // POST /v1/pricing/estimate: the submit's own checks, then the same price function
 // the submit charges with. Creates and charges nothing.
-import { isRefusal, json, readJson, type Handler } from "../pipeline/context.ts";
+import { isRefusal, json, readerOf, readJson, type Handler } from "../pipeline/context.ts";
 import { refuse } from "../domain/refusal.ts";
 import { priceOf } from "../domain/pricing.ts";
 import { checkSubmit } from "../domain/submit.ts";
@@ -12,7 +12,7 @@ const estimatePrice: Handler = (ctx) => {
   const accepted = checkSubmit(parsed.value, ctx.hub.state.models, ctx.account!);
   if (isRefusal(accepted)) return accepted;
   // A price that depends on a file needs the file read and measured: unreadable is 400, not a number.
-  const inputs = inputsOf(ctx, accepted.body);
+  const inputs = inputsOf(ctx.hub, readerOf(ctx), accepted.body);
   if (isRefusal(inputs)) return inputs;
   if (accepted.body.promo_mode !== undefined) return refuse("estimate_unavailable");
   const price = priceOf(accepted.model, accepted.body, inputs);

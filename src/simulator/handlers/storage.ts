@@ -13,7 +13,7 @@
 import type { Ctx } from "../pipeline/context.ts";
 import { headerOf } from "../pipeline/context.ts";
 import type { BodyAnswer } from "../pipeline/exchange.ts";
-import { completeTicket, library, ticketHeaders } from "../domain/library.ts";
+import { completeTicket, ticketHeaders } from "../domain/library.ts";
 
 export const STORAGE_PREFIX = "/storage/";
 
@@ -36,7 +36,7 @@ function decoded(segment: string): string | undefined {
 export function storageHandler(ctx: Ctx): BodyAnswer {
   const reference = decoded(ctx.path.slice(STORAGE_PREFIX.length)) ?? "";
   const hub = ctx.hub;
-  const ticket = library(hub).tickets.get(reference);
+  const ticket = hub.state.library.tickets.get(reference);
   const signature = ctx.query.get("signature");
   if (!ticket || !signature || signature !== ticket.signature) return plain(ctx, 403, "SignatureDoesNotMatch: this address is not a signed upload URL");
   if (ctx.req.method !== "PUT") return plain(ctx, 403, `AccessDenied: the URL is signed for one PUT, not ${ctx.req.method}`);

@@ -1,11 +1,12 @@
 // Support routes: the single thread (read whole; reading marks it read) and sending a
 // message (idempotent by `client_msg_id`; up to 3 upload references in `images`).
 import { schemaValidator, toDetails, type Detail } from "../../contract/index.ts";
-import { isRefusal, json, readJson, type Handler } from "../pipeline/context.ts";
+import { isRefusal, json, readerOf, readJson, type Handler } from "../pipeline/context.ts";
 import { refuse } from "../domain/refusal.ts";
-import { REFERENCE_PREFIX } from "../domain/library.ts";
+import { REFERENCE_PREFIX } from "../state/library.ts";
 import { readReference } from "../domain/references.ts";
-import { messageRecord, reportMessage, sentKey, support, threadOf, type SupportMessage } from "../domain/support.ts";
+import { messageRecord, reportMessage, sentKey, threadOf } from "../domain/support.ts";
+import type { SupportMessage } from "../state/support.ts";
 
 // The thread: the account's messages and its reports, oldest first. Support messages not
 // read before come with `unread: true` once; the read marks them read.
@@ -34,7 +35,7 @@ const sendSupportMessage: Handler = (ctx) => {
   const images = body.images ?? [];
   const hub = ctx.hub;
   const accountId = ctx.account!.id;
-  const store = support(hub);
+  const store = hub.state.support;
   const slot = sentKey(accountId, body.client_msg_id);
 
   // A replay answers the message already sent; text and the number of images are compared.
@@ -50,13 +51,14 @@ const sendSupportMessage: Handler = (ctx) => {
     return refuse("invalid_request", { details: [{ field: "text", reason: "required", message: "a message needs text or an image" }] });
   }
   const details: Detail[] = [];
+  const reader = readerOf(ctx);
   images.forEach((value, i) => {
     const field = `images.${i}`;
     if (!value.startsWith(REFERENCE_PREFIX)) {
       details.push({ field, reason: "not_allowed", message: `${field} must be an upload reference (from POST /v1/uploads), not a link` });
       return;
     }
-    const found = readReference(ctx, value, field);
+    const found = readReference(hub, reader, value, field);
     if ("reason" in found) details.push(found);
   });
   if (details.length > 0) return refuse("invalid_request", { details });

@@ -5,7 +5,7 @@
 import { schemaValidator, toDetails } from "../../contract/index.ts";
 import { headerOf, isRefusal, json, readJson, type Handler } from "../pipeline/context.ts";
 import { refuse } from "../domain/refusal.ts";
-import { completeTicket, issueTicket, library, ticketRecord, UPLOAD_CEILING } from "../domain/library.ts";
+import { completeTicket, issueTicket, ticketRecord, UPLOAD_CEILING } from "../domain/library.ts";
 import { IMAGE_TYPES } from "../state/media.ts";
 
 /** Kinds the hub signs (seed: `image` only; other kinds answer 503 upload_unavailable). */
@@ -48,7 +48,7 @@ const completeUpload: Handler = (ctx) => {
   const reference = ctx.query.get("ticket");
   if (!reference) return refuse("invalid_request", { details: [{ field: "ticket", reason: "required", message: "the ticket's proxy_path carries ?ticket=" }] });
   const hub = ctx.hub;
-  const ticket = library(hub).tickets.get(reference);
+  const ticket = hub.state.library.tickets.get(reference);
   if (!ticket || ticket.account_id !== ctx.account!.id) {
     return refuse("invalid_request", { details: [{ field: "ticket", reason: "invalid", message: "no such upload ticket for this account" }] });
   }

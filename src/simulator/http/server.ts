@@ -1,5 +1,5 @@
-// The Fastify 5 adapter: maps each Node request onto the core's SimRequest and writes
-// the core's answer back. Fastify's own routing, body parsing and error bodies are kept
+// The Fastify 5 adapter: maps each Node request onto the hub's SimRequest and writes
+// the hub's answer back. Fastify's own routing, body parsing and error bodies are kept
 // out of the way: one catch-all route, raw bodies, and every framework error mapped to
 // the API's envelope (a Fastify error body must never leak).
 import type { IncomingMessage } from "node:http";
@@ -56,7 +56,7 @@ function baseUrlOf(raw: IncomingMessage, fallback: string): string {
 
 /**
  * Every value of a repeated Authorization header, or undefined when it comes at most once.
- * Node keeps only the first in `headers`; the core must see both to refuse the request.
+ * Node keeps only the first in `headers`; the hub must see both to refuse the request.
  */
 function repeatedAuthorization(rawHeaders: readonly string[]): string[] | undefined {
   let values: string[] | undefined;
@@ -100,7 +100,7 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     // A request without Host reaches the handler (which refuses it in the envelope) instead
     // of Node's bare 400.
     http: { maxHeaderSize: options.maxHeaderBytes, requireHostHeader: false },
-    // A URL Fastify cannot decode still goes to the core, which answers 404 in the envelope.
+    // A URL Fastify cannot decode still goes to the hub, which answers 404 in the envelope.
     frameworkErrors: (_error, request, reply) => serve(request, reply),
     // Requests Node cannot parse (header block too large, bad request line, timeout).
     clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
@@ -116,7 +116,7 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     },
   });
 
-  // Bodies reach the core raw; it parses JSON itself so every fault gets the envelope.
+  // Bodies reach the hub raw; it parses JSON itself so every fault gets the envelope.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: options.bodyLimit }, (_req, body, done) => done(null, body));
 

@@ -4,14 +4,16 @@
 // the request reached the limiter.
 import type { Operation } from "../../contract/index.ts";
 import type { Credential } from "../domain/credentials.ts";
-import { envelope, Refusal, refuse, type Lang } from "../domain/refusal.ts";
-import type { BodyAnswer, SimRequest, SimResponse } from "./exchange.ts";
-import type { Hub } from "../hub.ts";
 import type { WindowState } from "../domain/ratelimit.ts";
-import type { Account } from "../state/hub-state.ts";
+import type { Reader } from "../domain/references.ts";
+import { ownOrigins } from "../domain/references.ts";
+import { envelope, Refusal, refuse, type Lang } from "../domain/refusal.ts";
+import type { Account } from "../state/accounts.ts";
+import type { BodyAnswer, SimRequest, SimResponse } from "./exchange.ts";
+import type { HubServices } from "./services.ts";
 
 export interface Ctx {
-  hub: Hub;
+  hub: HubServices;
   req: SimRequest;
   path: string;
   query: URLSearchParams;
@@ -111,6 +113,11 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * stray parameters are refused, not guessed at.
  */
 const JSON_TYPE = /^application\/json[ \t]*(?:;[ \t]*charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?$/i;
+
+/** Who reads the files a request names: its account, on the addresses its links start with. */
+export function readerOf(ctx: Ctx): Reader {
+  return { accountId: ctx.account!.id, origins: ownOrigins(ctx.baseUrl, ctx.hub.publicUrl) };
+}
 
 export function headerOf(ctx: Ctx, name: string): string | undefined {
   const v = ctx.req.headers[name];

@@ -7,8 +7,22 @@ import { accountRefusal, authenticate, scopeRefusal } from "../domain/credential
 import { headerOf, isRefusal, refusalAnswer, type Ctx } from "./context.ts";
 import { languageOf, refuse, type Refusal } from "../domain/refusal.ts";
 import type { SimRequest, SimResponse } from "./exchange.ts";
-import type { Hub } from "../hub.ts";
+import type { Handler } from "./context.ts";
+import type { HubServices } from "./services.ts";
 import { entryOf, newMap, newRequestId } from "../state/util.ts";
+
+/** A part of the server outside the contract's operations, by path prefix (`/storage/`, `/site/`, `/_sim/`). */
+export interface Mount {
+  /** Path prefix; a prefix ending in `/` also takes the path without it. */
+  prefix: string;
+  handle: (ctx: Ctx) => SimResponse | Refusal;
+}
+
+/** What the pipeline dispatches to: handlers by operationId, then mounts by prefix. */
+export interface Routes {
+  readonly handlers: ReadonlyMap<string, Handler>;
+  readonly mounts: readonly Mount[];
+}
 
 // `matchOperation` is a pure function of method and path; a bounded memo keeps the
 // per-request cost of the contract walk off the hot paths.
@@ -40,7 +54,7 @@ export function isV1(path: string): boolean {
   return path === "/v1" || path.startsWith("/v1/");
 }
 
-function contextOf(hub: Hub, req: SimRequest): Ctx {
+function contextOf(hub: HubServices, req: SimRequest): Ctx {
   const q = req.url.indexOf("?");
   const path = q < 0 ? req.url : req.url.slice(0, q);
   const given = req.headers["x-request-id"];
@@ -56,16 +70,16 @@ function contextOf(hub: Hub, req: SimRequest): Ctx {
   };
 }
 
-/** An envelope answer for a request the adapter refuses before the core sees it (413, ...). */
-export function refusalFor(hub: Hub, req: SimRequest, refusal: Refusal): SimResponse {
+/** An envelope answer for a request the adapter refuses before the hub sees it (413, ...). */
+export function refusalFor(hub: HubServices, req: SimRequest, refusal: Refusal): SimResponse {
   return refusalAnswer(contextOf(hub, req), refusal);
 }
 
-export function dispatch(hub: Hub, req: SimRequest): SimResponse {
+export function dispatch(hub: HubServices, routes: Routes, req: SimRequest): SimResponse {
   const ctx = contextOf(hub, req);
   const path = ctx.path;
   try {
-    return route(hub, ctx);
+    return route(hub, routes, ctx);
   } catch (error) {
     console.error(`simulator: ${req.method} ${path} failed (request ${ctx.requestId})`, error);
     ctx.rate = undefined;
@@ -73,9 +87,9 @@ export function dispatch(hub: Hub, req: SimRequest): SimResponse {
   }
 }
 
-function route(hub: Hub, ctx: Ctx): SimResponse {
+function route(hub: HubServices, routes: Routes, ctx: Ctx): SimResponse {
   const { req, path } = ctx;
-  for (const mount of hub.mounts) {
+  for (const mount of routes.mounts) {
     if (underMount(path, mount.prefix)) return settle(ctx, mount.handle(ctx));
   }
   // The API switch acts on every /v1 path before the key is read (no RateLimit pair).
@@ -86,7 +100,7 @@ function route(hub: Hub, ctx: Ctx): SimResponse {
   const operation = found.operation;
   ctx.operation = operation;
   ctx.params = found.params;
-  const handler = hub.handlers.get(operation.operationId);
+  const handler = routes.handlers.get(operation.operationId);
 
   if (operation.schemes.length > 0) {
     // Two credentials are ambiguous: neither is used (the adapter keeps every copy).
@@ -96,7 +110,8 @@ function route(hub: Hub, ctx: Ctx): SimResponse {
     if (isRefusal(credential)) return refusalAnswer(ctx, credential);
     ctx.credential = credential;
     // Before the limiter: such a refusal carries no RateLimit pair (origin_mismatch).
-    const refusedEarly = credential.admit?.(req, ctx.baseUrl);
+    const origin = req.headers.origin;
+    const refusedEarly = credential.admit?.(req.method, Array.isArray(origin) ? origin[0] : origin, ctx.baseUrl);
     if (refusedEarly) return refusalAnswer(ctx, refusedEarly);
 
     const limited = credential.window
@@ -128,7 +143,7 @@ function route(hub: Hub, ctx: Ctx): SimResponse {
     }
   }
 
-  // Routes of part 2 that are not built yet still answer in the envelope.
+  // An operation of the contract without a handler still answers in the envelope.
   if (!handler) return refusalAnswer(ctx, refuse("service_unavailable", { message: `${operation.operationId} is not available in this simulator yet.` }));
   return settle(ctx, handler(ctx));
 }

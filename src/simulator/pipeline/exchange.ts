@@ -16,10 +16,9 @@ export interface SimRequest {
   remoteAddress?: string;
 }
 
-export interface StreamSink {
-  write(chunk: string): void;
-  end(): void;
-}
+import type { StreamSink } from "../domain/events.ts";
+
+export type { StreamSink } from "../domain/events.ts";
 
 export interface BodyAnswer {
   status: number;

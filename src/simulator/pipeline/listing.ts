@@ -1,4 +1,4 @@
-// Newest-first paging for the lists of part 2 (credit ledger, library assets), the same
+// Newest-first paging for the credit ledger and the library's assets, the same
 // way the generation list pages: ordered by creation time, then id; the cursor names the
 // last record returned, so a record created or removed between pages shifts nothing.
 import type { Ctx } from "./context.ts";

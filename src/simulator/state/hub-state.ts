@@ -1,96 +1,20 @@
-// The hub's state: accounts, keys, generations, the idempotency store, the ledger and
-// reports. Everything here is plain data, rebuilt from the fixtures on reset.
-import type { Scheduled } from "./clock.ts";
-import { demoAccounts, demoKeys, type AccountSeed } from "./fixtures/accounts.ts";
+// The hub's state: accounts, keys, generations, the idempotency store, the ledger,
+// reports, the library, the support threads, sessions, what the payment provider knows
+// and the OAuth server's records. Plain data, made anew on reset (a new epoch makes the
+// old state's cursors and event ids unknown).
+import { demoAccountsAt, demoKeysAt, type Account, type ApiKey } from "./accounts.ts";
 import { articles, type Article } from "./fixtures/knowledge.ts";
 import { catalog, type ModelDef } from "./fixtures/catalog.ts";
-import { openingLedger } from "./ledger.ts";
-import { subscriptionFrom, type Subscription } from "./subscriptions.ts";
-import { randomToken } from "./util.ts";
-
-/** An account as the hub keeps it: its seed, with the subscription made live. */
-export interface Account extends Omit<AccountSeed, "subscription"> {
-  /**
-   * The live subscription or null (GET /v1/billing/subscription reads it; the session-only
-   * subscription actions change it). See subscriptions.ts.
-   */
-  subscription: Subscription | null;
-}
-
-export interface ApiKey {
-  secret: string;
-  id: string;
-  account_id: string;
-  scopes: string[];
-  /** Simulated time at which the key stops working; null: never. */
-  expires_at: number | null;
-  revoked: boolean;
-  spend_limit_cc: number | null;
-  spent_cc: number;
-  purpose: string;
-}
-
-/** One scheduled move of a generation (the simulator's plan for its life). */
-export interface Step {
-  afterMs: number;
-  status: string;
-  reason?: string;
-  /** A late provider result: FAILED turns into DONE. */
-  late?: boolean;
-}
-
-export interface Generation {
-  id: string;
-  account_id: string;
-  key_id: string;
-  type: string;
-  model: string;
-  prompt: string;
-  title: string;
-  status: string;
-  created_at: number;
-  updated_at: number;
-  error_reason: string | null;
-  refunded: boolean;
-  charged_cc: number;
-  /** Index of the free-quota row this generation used, or -1. */
-  free_quota: number;
-  output_kind: "image" | "video" | "model";
-  output_count: number;
-  deleted: boolean;
-  steps: Step[];
-  pending: Scheduled | null;
-  /** Simulated time of the next planned move, or null. */
-  next_at: number | null;
-  /** The record as JSON for one base address; dropped on every change. */
-  cache: { base: string; text: string } | null;
-}
-
-export interface LedgerEntry {
-  id: string;
-  account_id: string;
-  amount_cc: number;
-  generation_id: string | null;
-  reason: string | null;
-  created_at: number;
-}
-
-export interface ReportRecord {
-  account_id: string;
-  generation_id: string;
-  client_msg_id: string | null;
-  text: string;
-  reason: string;
-  support_request_id: string;
-  message_id: string;
-  created_at: number;
-}
-
-export interface IdempotencyEntry {
-  /** The accepted body as received (JSON text). */
-  body: string;
-  generation_id: string;
-}
+import type { Generation, IdempotencyEntry, ReportRecord } from "./generations.ts";
+import { openingLedger, type LedgerEntry } from "./ledger.ts";
+import { emptyLibrary, type LibraryStore } from "./library.ts";
+import { emptyOAuth, resolveOptions } from "./oauth.ts";
+import type { OAuthState } from "./oauth.ts";
+import type { HubOptions } from "./options.ts";
+import type { Session } from "./sessions.ts";
+import type { ProviderFacts } from "./subscriptions.ts";
+import { emptySupport, type SupportStore } from "./support.ts";
+import { entryOf, newList, randomToken } from "./util.ts";
 
 export interface HubState {
   /** Changes on every reset, so event ids and cursors of the old state are unknown. */
@@ -109,34 +33,22 @@ export interface HubState {
   reports: Map<string, ReportRecord>;
   models: ModelDef[];
   articles: Article[];
-  /** Part 2 keeps its own records here (library, uploads, support, billing, OAuth). */
-  extensions: Map<string, unknown>;
+  library: LibraryStore;
+  support: SupportStore;
+  /** Site sessions by cookie value. */
+  sessions: Map<string, Session>;
+  /** What the payment provider knows, by account (made on first use). */
+  provider: Map<string, ProviderFacts>;
+  oauth: OAuthState;
 }
 
-export function createState(now: number): HubState {
-  const accounts = new Map<string, Account>();
-  for (const seed of demoAccounts()) {
-    accounts.set(seed.id, { ...structuredClone(seed), subscription: subscriptionFrom(seed.subscription, now) });
-  }
-  const keys = new Map<string, ApiKey>();
-  for (const seed of demoKeys()) {
-    keys.set(seed.secret, {
-      secret: seed.secret,
-      id: seed.id,
-      account_id: seed.account_id,
-      scopes: [...seed.scopes],
-      expires_at: seed.expires_in_seconds === null ? null : now + seed.expires_in_seconds * 1000,
-      revoked: seed.revoked,
-      spend_limit_cc: seed.spend_limit_cc,
-      spent_cc: seed.spent_cc,
-      purpose: seed.purpose,
-    });
-  }
+export function createState(now: number, options: HubOptions): HubState {
+  const accounts = demoAccountsAt(now);
   return {
     epoch: randomToken(6),
     api_enabled: true,
     accounts,
-    keys,
+    keys: demoKeysAt(now),
     generations: new Map(),
     by_account: new Map(),
     idempotency: new Map(),
@@ -144,6 +56,16 @@ export function createState(now: number): HubState {
     reports: new Map(),
     models: catalog(),
     articles: articles(),
-    extensions: new Map(),
+    library: emptyLibrary(),
+    support: emptySupport(),
+    sessions: new Map(),
+    provider: new Map(),
+    oauth: emptyOAuth(resolveOptions(options.oauth)),
   };
+}
+
+/** Registers a generation (a new one, or a fixture restored at its final state). */
+export function addGeneration(state: HubState, gen: Generation): void {
+  state.generations.set(gen.id, gen);
+  entryOf(state.by_account, gen.account_id, newList<Generation>).push(gen);
 }

@@ -1,4 +1,4 @@
-// The credit ledger (`hub.state.ledger`, read by GET /v1/billing/transactions). Every
+// The credit ledger (`state.ledger`, read by GET /v1/billing/transactions). Every
 // change of a balance leaves a row, so the rows of an account always add up to its
 // balance:
 //   - an opening row per account with its starting balance (old history: no link, reason null);
@@ -7,8 +7,17 @@
 //   - a balance set through the control interface: the difference, reason null.
 // A generation that was free (free quota, promo entitlement) moves no credits and leaves
 // no row; a late result after a refund keeps the refund (no new row).
-import type { Account, LedgerEntry } from "./hub-state.ts";
+import type { Account } from "./accounts.ts";
 import { IdMaker, isoTime } from "./util.ts";
+
+export interface LedgerEntry {
+  id: string;
+  account_id: string;
+  amount_cc: number;
+  generation_id: string | null;
+  reason: string | null;
+  created_at: number;
+}
 
 /** The closed vocabulary of `reason` (null where none applies). */
 export const LEDGER_REASONS = ["generation", "refund"] as const;

@@ -1,11 +1,12 @@
-// The live subscription of an account (`account.subscription`): what
-// GET /v1/billing/subscription reads and the session-only subscription actions
-// (subscription-actions.ts) change. Amounts are whole units of `currency`, not
-// centi-credits. The seed does not show the status values or the moves between them;
-// the simulator's are `active` (renews), `cancelled` (renewal off, paid until the end of
-// the period) and `past_due` (a renewal payment is overdue); an ended subscription is
-// null. Only the fields below are kept here; no card data or provider id is ever
-// published (seed rule 9).
+// The live subscription of an account (`account.subscription`): what GET
+// /v1/billing/subscription reads and the session-only subscription actions
+// (domain/subscriptions.ts) change, and what the payment provider knows beside it. Amounts
+// are whole units of `currency`, not centi-credits. The seed does not show the status
+// values or the moves between them; the simulator's are `active` (renews), `cancelled`
+// (renewal off, paid until the end of the period) and `past_due` (a renewal payment is
+// overdue); an ended subscription is null. Only the fields below are kept here; no card
+// data or provider id is ever published (seed rule 9).
+import type { Scheduled } from "./clock.ts";
 import { isoTime } from "./util.ts";
 
 export type SubscriptionStatus = "active" | "cancelled" | "past_due";
@@ -75,5 +76,49 @@ export function subscriptionRecord(s: Subscription): Record<string, unknown> {
     next_payment_at: s.status === "cancelled" ? null : isoTime(s.period_end),
     cancelled_at: s.cancelled_at === null ? null : isoTime(s.cancelled_at),
     current_period_end: isoTime(s.period_end),
+  };
+}
+
+export interface CardChange {
+  payment_id: string;
+  created_at: number;
+  /** The completion's reply once done: a repeated completion answers it again. */
+  completed: Record<string, unknown> | null;
+}
+
+/** What the provider knows about the account's subscription (simulated). */
+export interface ProviderFacts {
+  /** A provider subscription is linked (else 409 subscription_not_linked). */
+  linked: boolean;
+  /** The saved card: brand and last four digits only, never a number or a provider id. */
+  card: { brand: string; last4: string } | null;
+  /** A plan checkout is still open (409 checkout_in_progress). */
+  checkout_open: boolean;
+  /** A newer subscription already renews the plan (cancel answers `superseded: true`; resume 409). */
+  superseded: boolean;
+  /** The subscription can change its card (else 409 card_change_unavailable). */
+  card_change_available: boolean;
+  /** The paid period of a cancelled subscription ended (resume answers 400 plan_expired). */
+  expired: boolean;
+  /** Injected refusals, consumed by the next call of their action. */
+  fail_next: string[];
+  card_changes: Map<string, CardChange>;
+  cancel_reason: { reason?: string; reason_text?: string } | null;
+  /** The end of a cancelled period, scheduled on the clock. */
+  ending: Scheduled | null;
+}
+
+export function newProviderFacts(): ProviderFacts {
+  return {
+    linked: true,
+    card: { brand: "visa", last4: "4242" },
+    checkout_open: false,
+    superseded: false,
+    card_change_available: true,
+    expired: false,
+    fail_next: [],
+    card_changes: new Map(),
+    cancel_reason: null,
+    ending: null,
   };
 }

@@ -2,8 +2,6 @@
 // rule each. Used by broken-servers.test.ts.
 import { randomUUID } from "node:crypto";
 import type { RunningSimulator } from "../../../src/simulator/index.ts";
-import { library } from "../../../src/simulator/domain/library.ts";
-import type { OAuthState } from "../../../src/simulator/domain/oauth/store.ts";
 import { editJson, pathOnly, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 
 export interface Double {
@@ -195,7 +193,7 @@ export const DOUBLES: Double[] = [
         request(req) {
           const m = /^\/v1\/library\/folders\/([^/]+)$/.exec(pathOnly(req));
           if (req.method === "DELETE" && m) {
-            const assets = library(sim.hub).assets;
+            const assets = sim.hub.state.library.assets;
             for (const [id, asset] of assets) if (asset.folder_id === decodeURIComponent(m[1]!)) assets.delete(id);
           }
           return req;
@@ -241,8 +239,8 @@ export const DOUBLES: Double[] = [
         answer(req, a) {
           if (req.method !== "POST" || pathOnly(req) !== "/oauth/revoke" || a.status !== 200) return a;
           const token = new URLSearchParams(req.body.toString("utf8")).get("token") ?? "";
-          const s = sim.hub.state.extensions.get("oauth") as OAuthState | undefined;
-          if (s?.access.has(token) || s?.refresh.has(token)) return a;
+          const s = sim.hub.state.oauth;
+          if (s.access.has(token) || s.refresh.has(token)) return a;
           return { ...a, status: 400, headers: { ...a.headers, "content-type": "application/json" }, body: JSON.stringify({ error: "invalid_request", error_description: "Unknown token." }) };
         },
       };

@@ -3,20 +3,14 @@
 // the documents published through `PUT /_sim/oauth/documents` (the same rules apply to
 // its address and to the "response" as to a real download), and so is a `jwks_uri`.
 import { schemaValidator, toDetails } from "../../../contract/index.ts";
-import { isRefusal, json, readJson, type Ctx } from "../../pipeline/context.ts";
-import { refuse, type Refusal } from "../refusal.ts";
-import type { SimResponse } from "../../pipeline/exchange.ts";
-import type { ClientRecord, Jwks, OAuthState, Published, ResolvedOAuthOptions } from "./store.ts";
-import { takeRegistration } from "./store.ts";
+import type { HubBase } from "../../state/base.ts";
+import type { ClientRecord, Counter, Jwks, OAuthState, Published, ResolvedOAuthOptions } from "../../state/oauth.ts";
+import { failure, type Failure } from "./failure.ts";
 
 export const GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 /** Size limit of a client ID metadata document (not shown by the seed; simulator convention). */
 export const DOCUMENT_MAX_BYTES = 5 * 1024;
-
-export function oauthError(ctx: Ctx, status: number, error: string, description: string): SimResponse {
-  return json(ctx, status, { error, error_description: description }, { "cache-control": "no-store", pragma: "no-cache" });
-}
 
 /** Why a redirect address breaks the rules, or undefined when it keeps them. */
 export function redirectUriProblem(uri: unknown): string | undefined {
@@ -103,27 +97,31 @@ function recordOf(clientId: string, source: ClientRecord["source"], m: Metadata)
 // ---------------------------------------------------------------------------
 // Dynamic registration
 
-export function registerClient(ctx: Ctx, s: OAuthState, o: ResolvedOAuthOptions): SimResponse | Refusal {
-  const hub = ctx.hub;
+/** Takes one registration from a fixed window; answers the seconds to wait when full. */
+export function takeRegistration(s: OAuthState, o: ResolvedOAuthOptions, ip: string, now: number): { ok: true } | { ok: false; retryAfter: number; scope: "ip" | "total"; limit: number } {
+  const windowMs = o.registrationWindowSeconds * 1000;
+  const fresh = (c: Counter | null | undefined): Counter => (!c || now >= c.start + windowMs ? { start: now, count: 0 } : c);
+  const byIp = fresh(s.registrations.byIp.get(ip));
+  const total = fresh(s.registrations.total);
+  s.registrations.byIp.set(ip, byIp);
+  s.registrations.total = total;
+  const wait = (c: Counter) => Math.max(1, Math.ceil((c.start + windowMs - now) / 1000));
+  if (byIp.count >= o.registrationPerIp) return { ok: false, retryAfter: wait(byIp), scope: "ip", limit: o.registrationPerIp };
+  if (total.count >= o.registrationTotal) return { ok: false, retryAfter: wait(total), scope: "total", limit: o.registrationTotal };
+  byIp.count++;
+  total.count++;
+  return { ok: true };
+}
+
+/** Registers a client from its metadata (a parsed JSON body): the client, or the failure naming what is wrong. */
+export function registerClient(hub: HubBase, body: unknown): ClientRecord | Failure {
   const now = hub.clock.now();
-  const taken = takeRegistration(s, o, ctx.req.remoteAddress ?? "unknown", now);
-  if (!taken.ok) {
-    return refuse("rate_limited", {
-      message: taken.scope === "ip"
-        ? `Too many registrations from this address: ${taken.limit} per ${o.registrationWindowSeconds} s.`
-        : `Too many registrations: ${taken.limit} per ${o.registrationWindowSeconds} s in total.`,
-      retryAfter: taken.retryAfter,
-    });
-  }
-  const parsed = readJson(ctx);
-  if (isRefusal(parsed)) return oauthError(ctx, 400, "invalid_client_metadata", parsed.options.details?.[0]?.message ?? "The body must be a JSON object.");
-  const body = parsed.value;
-  if (!body || typeof body !== "object" || Array.isArray(body)) return oauthError(ctx, 400, "invalid_client_metadata", "The body must be a JSON object.");
+  if (!body || typeof body !== "object" || Array.isArray(body)) return failure(400, "invalid_client_metadata", "The body must be a JSON object.");
   const uris = (body as Record<string, unknown>).redirect_uris;
-  if (!Array.isArray(uris) || uris.length === 0) return oauthError(ctx, 400, "invalid_redirect_uri", "redirect_uris must be a non-empty array of addresses.");
+  if (!Array.isArray(uris) || uris.length === 0) return failure(400, "invalid_redirect_uri", "redirect_uris must be a non-empty array of addresses.");
   for (const uri of uris) {
     const problem = redirectUriProblem(uri);
-    if (problem) return oauthError(ctx, 400, "invalid_redirect_uri", problem);
+    if (problem) return failure(400, "invalid_redirect_uri", problem);
   }
   const valid = schemaValidator("ClientRegistrationRequest");
   if (!valid(body)) {
@@ -132,17 +130,17 @@ export function registerClient(ctx: Ctx, s: OAuthState, o: ResolvedOAuthOptions)
     const text = secret
       ? "token_endpoint_auth_method must be none or private_key_jwt: no client secret is ever issued and shared-secret methods are refused."
       : details.map((d) => d.message).join("; ");
-    return oauthError(ctx, 400, "invalid_client_metadata", text);
+    return failure(400, "invalid_client_metadata", text);
   }
   const m = body as Metadata;
   const keys = jwksProblem(m.jwks);
-  if (keys) return oauthError(ctx, 400, "invalid_client_metadata", keys);
+  if (keys) return failure(400, "invalid_client_metadata", keys);
   const clientId = hub.ids.next("cli_", now);
   const record = recordOf(clientId, "registered", m);
-  if (typeof record === "string") return oauthError(ctx, 400, "invalid_client_metadata", record);
+  if (typeof record === "string") return failure(400, "invalid_client_metadata", record);
   record.client_id_issued_at = Math.floor(now / 1000);
-  s.clients.set(clientId, record);
-  return json(ctx, 201, registrationReply(record), { "cache-control": "no-store", pragma: "no-cache" });
+  hub.state.oauth.clients.set(clientId, record);
+  return record;
 }
 
 export function registrationReply(c: ClientRecord): Record<string, unknown> {

@@ -1,15 +1,17 @@
-// Control routes of the site side (sessions, subscriptions, OAuth) under /_sim/: they plug
-// into the core's control handler (`hub.controlRoutes`), JSON in and out, refusals in
-// the envelope.
+// What every control route under /_sim/ shares: its shape (JSON in and out, refusals in
+// the envelope, undefined for a path that is not its own) and reading its body.
 import { isRefusal, readJson, type Ctx } from "../../pipeline/context.ts";
-import { refuse, type Refusal } from "../../domain/refusal.ts";
 import type { SimResponse } from "../../pipeline/exchange.ts";
-import type { ControlRoute } from "../../hub.ts";
+import { refuse, type Refusal } from "../../domain/refusal.ts";
 import { MAX_JSON_DEPTH, nestsTooDeep } from "../../state/util.ts";
 
 export type ControlBody = Record<string, unknown>;
-/** A control route that reads its JSON body only when it needs one. */
-export type BodyControlRoute = (ctx: Ctx, parts: readonly string[], body: () => ControlBody | Refusal) => SimResponse | Refusal | undefined;
+
+/**
+ * A control route: `parts` are the decoded path segments after /_sim/; `body` reads the
+ * JSON body only when the route needs one. Answers undefined when the path is not its own.
+ */
+export type ControlRoute = (ctx: Ctx, parts: readonly string[], body: () => ControlBody | Refusal) => SimResponse | Refusal | undefined;
 
 /** The request's JSON object body ({} when there is none). */
 export function controlBody(ctx: Ctx): ControlBody | Refusal {
@@ -28,6 +30,7 @@ export function controlBody(ctx: Ctx): ControlBody | Refusal {
   return v as ControlBody;
 }
 
-export function controlRoute(route: BodyControlRoute): ControlRoute {
-  return (ctx, parts) => route(ctx, parts, () => controlBody(ctx));
+/** 400 invalid_request naming one field of a control body. */
+export function invalid(field: string, message: string, reason = "invalid"): Refusal {
+  return refuse("invalid_request", { details: [{ field, reason, message }] });
 }

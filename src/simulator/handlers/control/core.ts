@@ -3,19 +3,23 @@
 // Answers are JSON; refusals use the API's envelope. Every change that can withdraw
 // access re-checks the open event streams (they get `terminated`).
 import { scopes as allScopes } from "../../../contract/index.ts";
-import { isRefusal, json, type Ctx } from "../../pipeline/context.ts";
-import { controlBody, type ControlBody } from "./body.ts";
-import { refuse, type Refusal } from "../../domain/refusal.ts";
-import type { SimResponse } from "../../pipeline/exchange.ts";
-import type { Hub } from "../../hub.ts";
+import { recordLedger } from "../../domain/ledger.ts";
 import { outcomeOf } from "../../domain/outcomes.ts";
-import type { Account, ApiKey, Generation } from "../../state/hub-state.ts";
+import { refuse, type Refusal } from "../../domain/refusal.ts";
+import { isRefusal, json, type Ctx } from "../../pipeline/context.ts";
+import type { Mount } from "../../pipeline/dispatch.ts";
+import type { SimResponse } from "../../pipeline/exchange.ts";
+import type { HubServices } from "../../pipeline/services.ts";
+import type { Account, ApiKey } from "../../state/accounts.ts";
+import type { Generation } from "../../state/generations.ts";
 import { isoTime, LONGEST_SPAN_DAYS } from "../../state/util.ts";
+import { controlBody, invalid, type ControlBody as Body, type ControlRoute } from "./body.ts";
 
-type Body = ControlBody;
+type Hub = HubServices;
 
-function invalid(field: string, message: string, reason = "invalid"): Refusal {
-  return refuse("invalid_request", { details: [{ field, reason, message }] });
+/** The control interface at /_sim/: its own routes, then `routes` in order. */
+export function controlMount(routes: readonly ControlRoute[]): Mount {
+  return { prefix: "/_sim/", handle: (ctx) => controlHandler(ctx, routes) };
 }
 
 function keyView(hub: Hub, k: ApiKey) {
@@ -35,7 +39,7 @@ function keyView(hub: Hub, k: ApiKey) {
 
 function generationView(hub: Hub, g: Generation, base: string) {
   return {
-    ...hub.engine.record(g, base),
+    ...hub.generations.record(g, base),
     account_id: g.account_id,
     deleted: g.deleted,
     charged_cc: g.charged_cc,
@@ -73,7 +77,7 @@ function applyAccount(account: Account, body: Body): Refusal | undefined {
   return undefined;
 }
 
-export function controlHandler(ctx: Ctx): SimResponse | Refusal {
+function controlHandler(ctx: Ctx, routes: readonly ControlRoute[]): SimResponse | Refusal {
   const hub = ctx.hub;
   const method = ctx.req.method;
   let parts: string[];
@@ -193,7 +197,7 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
         const before = account.balance_cc;
         const refused = applyAccount(account, body);
         // The ledger keeps adding up to the balance.
-        if (account.balance_cc !== before) hub.ledger(account.id, account.balance_cc - before, null, null);
+        if (account.balance_cc !== before) recordLedger(hub, account.id, account.balance_cc - before, null, null);
         if (refused) return refused;
         hub.recheckStreams();
       }
@@ -212,19 +216,19 @@ export function controlHandler(ctx: Ctx): SimResponse | Refusal {
         if (isRefusal(body)) return body;
         const outcome = typeof body.outcome === "string" ? outcomeOf(body.outcome, typeof body.reason === "string" ? body.reason : undefined) : undefined;
         if (!outcome || outcome === "blocked") return invalid("outcome", "outcome is one of done, fail, hold, slow, late", "not_allowed");
-        if (!hub.engine.force(gen, outcome)) return refuse("resource_conflict", { message: `A ${gen.status} generation cannot take the outcome ${body.outcome}.` });
+        if (!hub.generations.force(gen, outcome)) return refuse("resource_conflict", { message: `A ${gen.status} generation cannot take the outcome ${body.outcome}.` });
         return ok(generationView(hub, gen, ctx.baseUrl));
       }
       // Cancelling, like starting, needs an active paid plan.
       const account = hub.state.accounts.get(gen.account_id);
       if (parts[2] === "cancel" && account && !account.plan.paid) return refuse("payment_required");
-      const refused = parts[2] === "cancel" ? hub.engine.cancel(gen) : hub.engine.remove(gen);
+      const refused = parts[2] === "cancel" ? hub.generations.cancel(gen) : hub.generations.remove(gen);
       if (refused) return refused;
       return ok(generationView(hub, gen, ctx.baseUrl));
     }
     default:
-      for (const extra of hub.controlRoutes) {
-        const answer = extra(ctx, parts);
+      for (const extra of routes) {
+        const answer = extra(ctx, parts, () => controlBody(ctx));
         if (answer) return answer;
       }
       return refuse("not_found", { message: `No control route ${method} ${ctx.path}.` });

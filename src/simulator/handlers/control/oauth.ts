@@ -1,68 +1,22 @@
-// The OAuth 2.1 authorization server of the simulator, as the seed's Authentication part
-// describes it: discovery, dynamic registration, client ID metadata documents, the
-// authorization request with a consent screen, the token route (code and refresh, with
-// rotation, reuse detection and the parallel-refresh exception), revocation, and access
-// tokens on /v1. Conventions where the seed is silent are in docs/simulator.md.
+// /_sim/oauth/...: what the simulator's authorization server holds, and what the user
+// and the network would do to it: documents published at https addresses (the simulator
+// does not reach the network), clients, grants as the user's profile shows them (revoke,
+// narrow, a spend limit), and auto-consent for scripts and tests.
 import { scopes as vocabulary } from "../../../contract/index.ts";
-import { isRefusal, json, type Ctx } from "../../pipeline/context.ts";
-import type { BodyControlRoute, ControlBody } from "../../handlers/control/body.ts";
-import { refuse, type Refusal } from "../refusal.ts";
-import type { SimResponse } from "../../pipeline/exchange.ts";
-import type { Hub, Mount } from "../../hub.ts";
-import type { SessionSide } from "../sessions.ts";
+import { documentAddressProblem, registrationReply } from "../../domain/oauth/clients.ts";
+import { grantSpent, revokeGrant } from "../../domain/oauth/grants.ts";
+import { refuse } from "../../domain/refusal.ts";
+import { isRefusal, json } from "../../pipeline/context.ts";
+import type { HubBase } from "../../state/base.ts";
+import type { ClientRecord, Grant, OAuthState, Published } from "../../state/oauth.ts";
 import { isoTime } from "../../state/util.ts";
-import { Authorizer } from "./authorize.ts";
-import { documentAddressProblem, registerClient, registrationReply } from "./clients.ts";
-import { authorizationServerMetadata, grantSpent, protectedResourceMetadata, tokenResolver } from "./resource.ts";
-import { oauthState, resolveOptions, type ClientRecord, type Grant, type OAuthOptions, type OAuthState, type Published } from "./store.ts";
-import { TokenRoutes } from "./tokens.ts";
-
-export type { OAuthOptions } from "./store.ts";
-
-export interface OAuthServer {
-  state(): OAuthState;
-  authorizer: Authorizer;
-  tokens: TokenRoutes;
-  /** POST /site/oauth/consent: the consent form's answer. */
-  consentMount: Mount;
-  /** /_sim/oauth/... */
-  control: BodyControlRoute;
-}
-
-function invalid(field: string, message: string, reason = "invalid"): Refusal {
-  return refuse("invalid_request", { details: [{ field, reason, message }] });
-}
-
-export function installOAuth(hub: Hub, options: OAuthOptions | undefined, sessions: SessionSide): OAuthServer {
-  const o = resolveOptions(options);
-  const state = () => oauthState(hub, o);
-  const authorizer = new Authorizer(hub, state, o, sessions);
-  const tokens = new TokenRoutes(hub, state, o);
-  hub.use({
-    readAuthorizationServerMetadata: authorizationServerMetadata,
-    readProtectedResourceMetadata: protectedResourceMetadata,
-    authorize: (ctx) => authorizer.authorize(ctx),
-    exchangeToken: (ctx) => tokens.token(ctx),
-    revokeToken: (ctx) => tokens.revoke(ctx),
-    registerClient: (ctx) => registerClient(ctx, state(), o),
-  });
-  hub.resolvers.push(tokenResolver(hub, state));
-  const consentMount: Mount = {
-    prefix: "/site/oauth/",
-    handle: (ctx) => {
-      if (ctx.path === "/site/oauth/consent" && ctx.req.method === "POST") return authorizer.decide(ctx);
-      return refuse("not_found", { message: `No site page ${ctx.req.method} ${ctx.path}.` });
-    },
-  };
-  const control: BodyControlRoute = (ctx, parts, body) => (parts[0] === "oauth" ? oauthControl(ctx, parts, body, hub, state(), tokens) : undefined);
-  return { state, authorizer, tokens, consentMount, control };
-}
+import { invalid, type ControlRoute } from "./body.ts";
 
 function clientView(c: ClientRecord) {
   return { ...(c.source === "registered" ? registrationReply(c) : { client_id: c.client_id, client_name: c.client_name, redirect_uris: c.redirect_uris }), source: c.source, native: c.native, cached_until: c.cached_until === undefined ? undefined : isoTime(c.cached_until) };
 }
 
-function grantView(hub: Hub, s: OAuthState, g: Grant) {
+function grantView(hub: HubBase, s: OAuthState, g: Grant) {
   const now = hub.clock.now();
   let access = 0;
   let refresh = 0;
@@ -79,7 +33,7 @@ function grantView(hub: Hub, s: OAuthState, g: Grant) {
     revoked_at: g.revoked_at === null ? null : isoTime(g.revoked_at),
     revoked_reason: g.revoked_reason,
     spend_limit_cc: g.spend_limit_cc,
-    spent_cc: grantSpent(hub, g),
+    spent_cc: grantSpent(hub.state, g),
     live_access_tokens: access,
     live_refresh_tokens: refresh,
   };
@@ -90,7 +44,10 @@ function publishedView(p: Published) {
 }
 
 /** /_sim/oauth/...: published documents, clients, grants (the user's profile), auto-consent. */
-function oauthControl(ctx: Ctx, parts: readonly string[], body: () => ControlBody | Refusal, hub: Hub, s: OAuthState, tokens: TokenRoutes): SimResponse | Refusal | undefined {
+export const oauthControl: ControlRoute = (ctx, parts, body) => {
+  if (parts[0] !== "oauth") return undefined;
+  const hub = ctx.hub;
+  const s = hub.state.oauth;
   const method = ctx.req.method;
   const ok = (value: unknown, status = 200) => json(ctx, status, value);
   const [, what, id, action] = parts;
@@ -162,7 +119,7 @@ function oauthControl(ctx: Ctx, parts: readonly string[], body: () => ControlBod
     if (grant && action === undefined && method === "GET") return ok(grantView(hub, s, grant));
     if (grant && action === "revoke" && method === "POST") {
       // The user revokes the application in their profile: at once, with all its tokens.
-      tokens.revokeGrant(grant, "revoked by the user");
+      revokeGrant(hub, grant, "revoked by the user");
       return ok(grantView(hub, s, grant));
     }
     if (grant && action === undefined && method === "PATCH") {
@@ -176,7 +133,7 @@ function oauthControl(ctx: Ctx, parts: readonly string[], body: () => ControlBod
       if ("spent_cc" in b) {
         if (!Number.isSafeInteger(b.spent_cc)) return invalid("spent_cc", "spent_cc must be an integer", "wrong_type");
         // What it has spent in total: the part the simulator does not count from generations.
-        grant.spent_base_cc = (b.spent_cc as number) - (grantSpent(hub, grant) - grant.spent_base_cc);
+        grant.spent_base_cc = (b.spent_cc as number) - (grantSpent(hub.state, grant) - grant.spent_base_cc);
       }
       if ("scopes" in b) {
         const list = b.scopes;
@@ -189,4 +146,4 @@ function oauthControl(ctx: Ctx, parts: readonly string[], body: () => ControlBod
     }
   }
   return undefined;
-}
+};

@@ -1,8 +1,7 @@
-// The OAuth authorization server's records, kept in `hub.state.extensions` ("oauth") so a
-// reset forgets them: clients (registered, or read from a client ID metadata document),
-// published documents (the simulator does not reach the network), pending consents,
-// codes, grants, tokens, used assertion ids and the registration counters.
-import type { Hub } from "../../hub.ts";
+// The OAuth authorization server's records, in `state.oauth` so a reset forgets them:
+// clients (registered, or read from a client ID metadata document), published documents
+// (the simulator does not reach the network), pending consents, codes, grants, tokens,
+// used assertion ids and the registration counters.
 
 /** Lifetimes and limits the seed does not show: simulator options with these defaults. */
 export interface OAuthOptions {
@@ -156,7 +155,7 @@ export interface RefreshToken extends IssuedToken {
   used_at: number | null;
 }
 
-interface Counter {
+export interface Counter {
   start: number;
   count: number;
 }
@@ -175,40 +174,17 @@ export interface OAuthState {
   autoConsent: string | null;
 }
 
-const KEY = "oauth";
-
-export function oauthState(hub: Hub, options: ResolvedOAuthOptions): OAuthState {
-  let s = hub.state.extensions.get(KEY) as OAuthState | undefined;
-  if (!s) {
-    s = {
-      clients: new Map(),
-      documents: new Map(),
-      pending: new Map(),
-      codes: new Map(),
-      grants: new Map(),
-      access: new Map(),
-      refresh: new Map(),
-      jtis: new Map(),
-      registrations: { byIp: new Map(), total: null },
-      autoConsent: options.autoConsent,
-    };
-    hub.state.extensions.set(KEY, s);
-  }
-  return s;
-}
-
-/** Takes one registration from a fixed window; answers the seconds to wait when full. */
-export function takeRegistration(s: OAuthState, o: ResolvedOAuthOptions, ip: string, now: number): { ok: true } | { ok: false; retryAfter: number; scope: "ip" | "total"; limit: number } {
-  const windowMs = o.registrationWindowSeconds * 1000;
-  const fresh = (c: Counter | null | undefined): Counter => (!c || now >= c.start + windowMs ? { start: now, count: 0 } : c);
-  const byIp = fresh(s.registrations.byIp.get(ip));
-  const total = fresh(s.registrations.total);
-  s.registrations.byIp.set(ip, byIp);
-  s.registrations.total = total;
-  const wait = (c: Counter) => Math.max(1, Math.ceil((c.start + windowMs - now) / 1000));
-  if (byIp.count >= o.registrationPerIp) return { ok: false, retryAfter: wait(byIp), scope: "ip", limit: o.registrationPerIp };
-  if (total.count >= o.registrationTotal) return { ok: false, retryAfter: wait(total), scope: "total", limit: o.registrationTotal };
-  byIp.count++;
-  total.count++;
-  return { ok: true };
+export function emptyOAuth(options: ResolvedOAuthOptions): OAuthState {
+  return {
+    clients: new Map(),
+    documents: new Map(),
+    pending: new Map(),
+    codes: new Map(),
+    grants: new Map(),
+    access: new Map(),
+    refresh: new Map(),
+    jtis: new Map(),
+    registrations: { byIp: new Map(), total: null },
+    autoConsent: options.autoConsent,
+  };
 }

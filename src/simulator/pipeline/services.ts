@@ -1,0 +1,23 @@
+// The hub as the pipeline and the handlers see it (`ctx.hub`): the domain's state and
+// engines, and what changes them as a whole. hub.ts composes one; nothing below it
+// imports hub.ts.
+import type { CredentialResolver } from "../domain/credentials.ts";
+import type { EventHub } from "../domain/events.ts";
+import type { GenerationEngine } from "../domain/generations.ts";
+import type { RateLimiter } from "../domain/ratelimit.ts";
+import type { SessionStore } from "../domain/sessions.ts";
+import type { HubBase } from "../state/base.ts";
+import type { ResolvedOAuthOptions } from "../state/oauth.ts";
+
+export interface HubServices extends HubBase {
+  readonly limiter: RateLimiter;
+  readonly events: EventHub;
+  readonly generations: GenerationEngine;
+  readonly sessions: SessionStore;
+  readonly oauthOptions: ResolvedOAuthOptions;
+  /** Who a credential is, beyond API keys: the session cookie, OAuth access tokens. */
+  readonly resolvers: readonly CredentialResolver[];
+  readonly maxStreamsPerKey: number;
+  /** Back to the fixtures: open streams end, history and ids of the old state become unknown. */
+  reset(): void;
+}

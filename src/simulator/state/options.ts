@@ -1,0 +1,92 @@
+// The simulator's options (`new Hub(options)`, `startSimulator(options)`, the CLI's flags)
+// and their defaults. They live in the lowest layer because every layer reads them.
+import type { OAuthOptions } from "./oauth.ts";
+import type { SessionOptions } from "./sessions.ts";
+
+export interface AssetFile {
+  contentType: string;
+  fileName: string;
+  bytes: Uint8Array;
+}
+
+/** Result files by output kind (`image`, `video`, `model`); the adapter supplies the bytes. */
+export type AssetSource = (kind: string) => AssetFile | undefined;
+
+export interface RateLimitConfig {
+  windowSeconds: number;
+  /** Requests per window for one key (`default`). */
+  keyQuota: number;
+  /** Requests per window for the whole account (`account`). */
+  accountQuota: number;
+  /** Accepted submits per window for the whole account (reason `submit_rate`). */
+  submitQuota: number;
+  /** Generations in progress at once per account (reason `concurrency`). */
+  concurrency: number;
+}
+
+/** The seed does not show the quotas or the window length: these are the simulator's. */
+export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
+  windowSeconds: 60,
+  keyQuota: 300,
+  accountQuota: 900,
+  submitQuota: 60,
+  concurrency: 8,
+};
+
+export interface Timing {
+  /** Simulated milliseconds spent in each state. */
+  queuedMs: number;
+  pendingMs: number;
+  runningMs: Readonly<Record<string, number>>;
+  slowMs: number;
+  holdMs: number;
+  lateMs: number;
+}
+
+export const DEFAULT_TIMING: Timing = {
+  queuedMs: 1_000,
+  pendingMs: 1_000,
+  runningMs: { video: 8_000, image: 3_000, upscale: 3_000, model_3d: 6_000 },
+  slowMs: 300_000,
+  holdMs: 10_000,
+  lateMs: 10_000,
+};
+
+/** Library numbers the seed does not show (a folder maximum exists; the file lifetime). */
+export const DEFAULT_FOLDER_LIMIT = 50;
+export const DEFAULT_UPLOAD_LIFETIME_DAYS = 30;
+export const DEFAULT_SIGNATURE_SECONDS = 900;
+
+export interface HubOptions {
+  /** Simulated seconds per real second; 0 freezes the clock (advance it explicitly). */
+  clockSpeed?: number;
+  /** Simulated start time (ms since the epoch); default: now. */
+  startTime?: number;
+  rateLimits?: Partial<RateLimitConfig>;
+  timing?: Partial<Timing>;
+  /** Heartbeat comment interval in real seconds (default from the contract: 15). */
+  heartbeatSeconds?: number;
+  /** Event history retention in simulated days (default from the contract: 7). */
+  retentionDays?: number;
+  /** Open streams per key (default from the contract: 10). */
+  maxStreamsPerKey?: number;
+  /** Base address put in links (`output_urls`); default: the address the caller used. */
+  publicUrl?: string;
+  /** Seed the demo account with a few finished generations, library and support thread (default true). */
+  demoData?: boolean;
+  assets?: AssetSource;
+  /** Serve the control interface under /_sim/ (default true). */
+  control?: boolean;
+  /** Folders an account may hold (409 `folder_limit_reached`); default 50. */
+  folderLimit?: number;
+  /** Life of an uploaded file in simulated days (the asset's `expires_at`); default 30. */
+  uploadLifetimeDays?: number;
+  /** Life of an upload ticket's signature in simulated seconds (the ticket's `expires_at`); default 900. */
+  uploadSignatureSeconds?: number;
+  /** GET /v1/billing/subscription answers the bare record or null (`record`, default) or `{ subscription }` (`wrapped`). */
+  subscriptionForm?: "record" | "wrapped";
+  /** The site session cookie: Origin allowlist, session lifetime, its window's quota. */
+  session?: SessionOptions;
+  /** The OAuth authorization server: lifetimes, registration limits, auto-consent. */
+  oauth?: OAuthOptions;
+}

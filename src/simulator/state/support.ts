@@ -1,0 +1,25 @@
+// The support thread's records: one thread per account, holding the account's own
+// messages and the answers of support. Reports (state.reports) show in it too.
+
+export interface SupportMessage {
+  id: string;
+  account_id: string;
+  from: "user" | "support";
+  text: string;
+  images: string[];
+  client_msg_id: string | null;
+  created_at: number;
+  /** Support messages: seen by a read of the thread. User messages are always read. */
+  read: boolean;
+}
+
+export interface SupportStore {
+  /** By account, oldest first. */
+  threads: Map<string, SupportMessage[]>;
+  /** By `<account>\n<client_msg_id in lower case>`. */
+  sent: Map<string, SupportMessage>;
+}
+
+export function emptySupport(): SupportStore {
+  return { threads: new Map(), sent: new Map() };
+}
