@@ -1,5 +1,6 @@
 import { authorizationUrl, discover, documentClient } from "@generation-hub/api/oauth";
 
+// Against the local simulator (http): discover("http://127.0.0.1:4010", { allowHttp: true }).
 const server = await discover("https://hub.example");
 const client = documentClient({
   client_id: "https://studio.example/oauth/client.json",

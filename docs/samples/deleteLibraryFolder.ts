@@ -2,6 +2,11 @@ import { createHubClient } from "@generation-hub/api";
 
 const hub = createHubClient({ baseUrl: "http://127.0.0.1:4010", apiKey: process.env.HUB_KEY! });
 
-// Deletes only the folder: its contents return to the root.
-const { status } = await hub.DELETE("/v1/library/folders/{id}", { params: { path: { id: "fld_01JD8XG5Z1S3U5W7Y9A2C4QR" } } });
-console.log(status);
+// A folder id from the folder list (or from creating one).
+const { data: folders } = await hub.GET("/v1/library/folders");
+const folder = folders.data.at(-1);
+if (folder) {
+  // Deletes only the folder: its contents return to the root.
+  const { status } = await hub.DELETE("/v1/library/folders/{id}", { params: { path: { id: folder.id } } });
+  console.log(folder.name, status);
+}

@@ -1,6 +1,7 @@
 import { createHubClient } from "@generation-hub/api";
 import { authorizationUrl, discover, documentClient, exchangeCode, TokenStore, type AuthorizationRequest } from "@generation-hub/api/oauth";
 
+// Against the local simulator (http): discover("http://127.0.0.1:4010", { allowHttp: true }).
 const server = await discover("https://hub.example");
 const client = documentClient({
   client_id: "https://studio.example/oauth/client.json",

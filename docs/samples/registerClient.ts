@@ -1,5 +1,6 @@
 import { discover, register } from "@generation-hub/api/oauth";
 
+// Against the local simulator (http): discover("http://127.0.0.1:4010", { allowHttp: true }).
 const server = await discover("https://hub.example");
 // Dynamic registration (RFC 7591): no client secret is ever issued.
 const { client } = await register(server, {

@@ -3,7 +3,7 @@
 // never touched (the copy is a structuredClone).
 //   - per operation, a table of the error codes it can return (status, code, meaning),
 //     from the operation's error examples (one per code, named after it) and the
-//     error-code table;
+//     error-code table, collapsed under the description;
 //   - the seed's gaps (`x-not-shown`) written into the descriptions a reader sees;
 //   - code samples (`x-codeSamples`) from docs/samples/<operationId>.ts;
 //   - links from the overview to the guides.
@@ -84,6 +84,9 @@ export function errorRows(op: JsonObject, doc: JsonObject = contract): ErrorRow[
   return rows.sort((a, b) => order(a.status) - order(b.status) || a.code.localeCompare(b.code));
 }
 
+/** The class of the collapsed error-code table on each operation of the reference. */
+export const ERROR_TABLE_CLASS = "error-codes";
+
 export function errorTableMarkdown(op: JsonObject, errorsHref?: string, doc: JsonObject = contract): string {
   const rows = errorRows(op, doc);
   if (rows.length === 0) return "";
@@ -98,14 +101,20 @@ export function errorTableMarkdown(op: JsonObject, errorsHref?: string, doc: Jso
   if (forms.has("page")) notes.push("Pages are shown to the user in the browser and never returned to the application.");
   const label = (r: ErrorRow) =>
     r.form === "page" ? `page \`${r.code}\`` : r.form === "oauth" ? `\`${r.code}\` (OAuth)` : r.form === "redirect" ? `\`${r.code}\` (redirect)` : `\`${r.code}\``;
+  // Closed by default: on an operation's page readers look for the request body first, and
+  // Redoc shows an operation's description above it. (Blank lines around the Markdown
+  // inside let Redoc render it as Markdown.)
   return [
-    "### Error codes",
+    `<details class="${ERROR_TABLE_CLASS}">`,
+    `<summary><strong>Error codes</strong> (${rows.length}): status, code and meaning</summary>`,
     "",
     `${lead} ${notes.join(" ")}`,
     "",
     "| Status | Code | Meaning |",
     "|---|---|---|",
     ...rows.map((r) => `| ${r.status} | ${label(r)} | ${cell(r.meaning)} |`),
+    "",
+    "</details>",
   ].join("\n");
 }
 

@@ -10,7 +10,7 @@ import { contract, errorCodes, operations, type JsonObject } from "../contract/i
 import { errorRows } from "./enrich.ts";
 import { groupedGaps } from "./gaps.ts";
 import { derefIn } from "./json.ts";
-import { renderMarkdown, stripInline, type Heading } from "./markdown.ts";
+import { renderMarkdown, slugify, stripInline, type Heading } from "./markdown.ts";
 import { REFERENCE_PAGE, operationRoute, schemaRoute, tagRoute } from "./routes.ts";
 
 /** The guides issue 6 asks for, in reading order. The build fails when one is missing. */
@@ -73,30 +73,50 @@ export function readGuides(dir: string): GuideSource[] {
 
 const cell = (text: string) => text.replace(/\s+/g, " ").trim().replace(/\|/g, "\\|");
 
+/** The operations whose error table lists each code (envelope codes only), in the document's order. */
+function operationsByCode(): Map<string, string[]> {
+  const users = new Map<string, string[]>();
+  for (const op of operations()) {
+    for (const row of errorRows(op.op)) {
+      if (row.form !== "envelope") continue;
+      const list = users.get(row.code) ?? [];
+      if (!list.includes(op.operationId)) list.push(op.operationId);
+      users.set(row.code, list);
+    }
+  }
+  return users;
+}
+
+/** Codes listed by more operations than this get a section of their own instead of inline links. */
+const INLINE_OPERATIONS = 4;
+const listingHeading = (code: string) => `Operations that list \`${code}\``;
+const opLinks = (ops: string[]) => ops.map((id) => `[${id}](op:${id})`).join(", ");
+
 /** The tables a guide can ask for with `<!-- generated:<name> -->`. */
 export const GENERATED: Record<string, () => string> = {
-  // Every error code of the API: status, meaning, and the operations that list it.
+  // Every error code of the API: status, meaning, and the operations that list it (linked
+  // inline, or to its section of "error-code-operations" when they are many).
   "error-codes": () => {
-    const users = new Map<string, string[]>();
-    for (const op of operations()) {
-      for (const row of errorRows(op.op)) {
-        if (row.form !== "envelope") continue;
-        const list = users.get(row.code) ?? [];
-        if (!list.includes(op.operationId)) list.push(op.operationId);
-        users.set(row.code, list);
-      }
-    }
+    const users = operationsByCode();
     const rows = [...errorCodes.values()].map((r) => {
       const ops = users.get(r.code) ?? [];
       const where =
         ops.length === 0
           ? "no operation of the document lists it"
-          : ops.length > 4
-            ? `${ops.length} operations`
-            : ops.map((id) => `[${id}](op:${id})`).join(", ");
+          : ops.length > INLINE_OPERATIONS
+            ? `[${ops.length} operations](#${slugify(listingHeading(r.code))})`
+            : opLinks(ops);
       return `| \`${r.code}\` | ${r.status} | ${cell(r.meaning)} | ${where} |`;
     });
     return ["| `error.code` | Status | Meaning | Listed by |", "|---|---|---|---|", ...rows].join("\n");
+  },
+  // For each code listed by many operations, a section linking every one of them.
+  "error-code-operations": () => {
+    const users = operationsByCode();
+    return [...errorCodes.values()]
+      .filter((r) => (users.get(r.code) ?? []).length > INLINE_OPERATIONS)
+      .map((r) => `### ${listingHeading(r.code)}\n\n${opLinks(users.get(r.code)!)}.`)
+      .join("\n\n");
   },
   // The reasons of `error.details[].reason`.
   "detail-reasons": () => {
@@ -190,6 +210,12 @@ function projectLinks(markdown: string, path: string): string {
   });
 }
 
+/** The first paragraph after the title, as plain text (it may start with inline code, never with a fence, list, table, quote or heading). */
+export function summaryOf(markdown: string): string {
+  const first = /^#\s.*\n+((?!```)[^#<\n|>\-\s][\s\S]*?)(\n\s*\n|$)/.exec(markdown);
+  return first ? stripInline(first[1]!.replace(/\s+/g, " ").trim()) : "";
+}
+
 export function renderGuide(source: GuideSource, guideSlugs: ReadonlySet<string>, projectPages: ReadonlyMap<string, string> = new Map()): RenderedGuide {
   const where = source.projectDoc ?? `docs/guides/${source.slug}.md`;
   const own = source.projectDoc ? projectLinks(source.markdown, source.projectDoc) : expandDirectives(source.markdown, where);
@@ -197,12 +223,12 @@ export function renderGuide(source: GuideSource, guideSlugs: ReadonlySet<string>
   const rendered = renderMarkdown(markdown, { resolveLink: guideLinkResolver(guideSlugs, where) });
   const h1 = rendered.headings.find((h) => h.level === 1);
   if (!h1) throw new Error(`${where}: a guide starts with a level-1 heading (its title)`);
-  // The summary: the first paragraph after the title.
-  const firstPara = /^#\s.*\n+([^#<\n|`>-][\s\S]*?)(\n\s*\n|$)/.exec(markdown);
+  const summary = summaryOf(markdown);
+  if (!summary) throw new Error(`${where}: a guide's first paragraph after its title is its summary (its card on the home page); none found`);
   return {
     slug: source.slug,
     title: h1.text,
-    summary: firstPara ? stripInline(firstPara[1]!.replace(/\s+/g, " ").trim()) : "",
+    summary,
     html: rendered.html,
     headings: rendered.headings,
     links: rendered.links,

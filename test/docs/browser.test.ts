@@ -15,7 +15,49 @@ import { serveSite, type StaticSite } from "./support.ts";
 import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
 
 const executablePath = chromiumFor("browser check of the docs", "test/docs/browser.test.ts");
-const SCREENSHOT = at("test-results/docs/operation-submitGeneration.png");
+/** Screenshots for a human to look at (not compared by the tests). */
+const SCREENSHOTS = at("test-results/docs");
+const SCREENSHOT = join(SCREENSHOTS, "operation-submitGeneration.png");
+
+async function screenshot(page: Page, name: string, fullPage = false): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, name), fullPage });
+}
+
+/**
+ * Layout faults of the operation shown in the reference: its error-code table open by
+ * default or placed after the request body, and code blocks (samples, payloads) whose
+ * lines overflow their box or run under the block's copy button.
+ */
+function operationLayoutFaults(route: string): string[] {
+  const faults: string[] = [];
+  const box = (e: Element) => e.getBoundingClientRect();
+  // The operation's own element (a neighbour may still be in the page while routes change).
+  const operation = document.getElementById(route.replace(/^#\//, ""));
+  if (!operation) return [`no element with the id of ${route}`];
+  const errors = operation.querySelector("details.error-codes") as HTMLDetailsElement | null;
+  const body = operation.querySelector('[id$="/request/body"]');
+  if (errors?.open) faults.push("the error-code table is open by default");
+  if (errors && body && box(body).top < box(errors).top) faults.push("the error-code table comes after the request body");
+  for (const block of operation.querySelectorAll('[data-component-name="CodeBlock/CodeBlock"]')) {
+    const pre = block.querySelector('[data-component-name="CodeBlock/CodeBlockContainer"]');
+    if (!pre || box(pre).width === 0) continue;
+    const first = (pre.textContent ?? "").trim().split("\n")[0]!.slice(0, 40);
+    if (pre.scrollWidth > pre.clientWidth + 1) faults.push(`code block "${first}" overflows: ${pre.scrollWidth} px of text in ${pre.clientWidth} px`);
+    const copy = block.querySelector('[data-testid="copy-button"]');
+    if (!copy) continue;
+    const c = box(copy);
+    const range = document.createRange();
+    range.selectNodeContents(pre);
+    for (const r of range.getClientRects()) {
+      if (r.width > 0 && r.left < c.right && r.right > c.left && r.top < c.bottom && r.bottom > c.top) {
+        faults.push(`code block "${first}": its copy button covers text`);
+        break;
+      }
+    }
+  }
+  return faults;
+}
 
 describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), "docs-browser-test-"));
@@ -86,13 +128,18 @@ describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => 
     const page = await open(REFERENCE_PAGE);
     const operations = referenceOperations();
     expect(operations.length).toBeGreaterThan(30);
+    const faults: string[] = [];
     for (const op of operations) {
       await landOn(page, op.route, op.summary);
+      // The client's sample is rendered in the request panel before its layout is judged.
+      await page.locator(`[id="${op.route.slice(2)}"] [data-component-name="CodeBlock/CodeBlockContainer"]`).first().waitFor({ state: "visible" });
+      faults.push(...(await page.evaluate(operationLayoutFaults, op.route)).map((f) => `${op.operationId}: ${f}`));
       // The navigation lists it too, and marks it as the page shown.
       await expect
         .poll(() => page.locator(`a[href$="${op.route}"] [data-active="true"]`).count(), { message: `${op.operationId} in the navigation` })
         .toBeGreaterThan(0);
     }
+    expect(faults).toEqual([]);
     expect(consoleErrors).toEqual([]);
     await page.close();
   });
@@ -125,6 +172,110 @@ describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => 
     mkdirSync(join(SCREENSHOT, ".."), { recursive: true });
     await page.screenshot({ path: SCREENSHOT });
     expect(statSync(SCREENSHOT).size).toBeGreaterThan(20_000);
+    await page.close();
+  });
+
+  it("an operation shows its request body before its error codes, which open on a click (screenshots)", async () => {
+    const page = await open(`${REFERENCE_PAGE}#/generations/submitgeneration`);
+    await landOn(page, "#/generations/submitgeneration", "Submit a generation");
+    const operation = page.locator('[id="generations/submitgeneration"]');
+    const errors = operation.locator("details.error-codes");
+    const body = operation.locator('[id$="/request/body"]');
+    await body.waitFor({ state: "visible" });
+    const closed = (await errors.boundingBox())!;
+    const bodyClosed = (await body.boundingBox())!;
+    expect(await errors.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(closed.height).toBeLessThan(60); // one line: its summary
+    expect(closed.y).toBeLessThan(bodyClosed.y);
+    await page.getByText("hub.submit(", { exact: false }).first().waitFor({ state: "visible" });
+    await screenshot(page, "operation-submitGeneration-error-codes-closed.png");
+
+    await errors.locator("summary").click();
+    const rows = errors.locator("tbody tr");
+    await rows.first().waitFor({ state: "visible" });
+    const opened = (await errors.boundingBox())!;
+    const bodyOpened = (await body.boundingBox())!;
+    expect(await rows.count()).toBeGreaterThan(10);
+    expect(opened.height).toBeGreaterThan(closed.height * 10);
+    // Opening it moves the body down by exactly what the table adds.
+    expect(Math.abs(bodyOpened.y - bodyClosed.y - (opened.height - closed.height))).toBeLessThan(2);
+    await screenshot(page, "operation-submitGeneration-error-codes-open.png");
+    expect(consoleErrors).toEqual([]);
+    await page.close();
+  });
+
+  it("guides' code blocks wrap long lines instead of cutting them off, at 1400 px and on a narrow screen (screenshots)", async () => {
+    const overflows: string[] = [];
+    let blocks = 0;
+    for (const width of [1400, 700]) {
+      const page = await open("guides/getting-started.html");
+      await page.setViewportSize({ width, height: 1000 });
+      for (const slug of [...REQUIRED_GUIDES, "simulator"]) {
+        await page.goto(`${site.url}guides/${slug}.html`, { waitUntil: "load" });
+        const found = await page.$$eval("main pre", (pres) =>
+          pres.filter((p) => p.scrollWidth > p.clientWidth + 1).map((p) => `${p.scrollWidth} > ${p.clientWidth}: ${(p.textContent ?? "").slice(0, 50)}`),
+        );
+        overflows.push(...found.map((f) => `${slug} at ${width} px: ${f}`));
+        blocks += await page.locator("main pre").count();
+      }
+      await page.goto(`${site.url}guides/getting-started.html#6-follow-it-to-a-final-status`, { waitUntil: "load" });
+      await screenshot(page, `guide-getting-started-code-${width}px.png`);
+      await page.close();
+    }
+    expect(blocks).toBeGreaterThan(40);
+    expect(overflows).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it("every card of the home page has its text, the simulator's too (screenshot)", async () => {
+    const page = await open("");
+    const cards = page.locator("ul.cards li");
+    expect(await cards.count()).toBeGreaterThanOrEqual(REQUIRED_GUIDES.length + 1);
+    for (const card of await cards.all()) {
+      const title = (await card.locator("a").textContent())!;
+      const text = card.locator("p");
+      expect((await text.textContent())!.trim().length, title).toBeGreaterThan(40);
+      expect((await text.boundingBox())!.height, title).toBeGreaterThan(20);
+    }
+    expect(await page.locator('ul.cards li:has(a[href="guides/simulator.html"]) p').textContent()).toContain("simulator");
+    await screenshot(page, "home.png", true);
+    await page.close();
+  });
+
+  it("'Listed by: N operations' in the errors guide leads to the N operations, and they to the reference (screenshots)", async () => {
+    const page = await open("guides/errors.html#error-codes");
+    const many = page.locator("main table td a", { hasText: /^\d+ operations$/ });
+    expect(await many.count()).toBeGreaterThan(5);
+    await screenshot(page, "guide-errors-listed-by.png");
+    const link = many.first();
+    const count = Number((await link.textContent())!.split(" ")[0]);
+    const target = (await link.getAttribute("href"))!;
+    await link.click();
+    await page.waitForURL((url) => url.hash === target);
+    const heading = page.locator(target);
+    await expect.poll(async () => {
+      const b = await heading.boundingBox();
+      return b !== null && b.y > 40 && b.y < 400; // below the sticky header, at the top of the screen
+    }, { message: `${target} scrolls into view` }).toBe(true);
+    // The paragraph after the heading links each of the operations, into the reference.
+    const links = page.locator(`${target} + p a`);
+    expect(await links.count()).toBe(count);
+    for (const href of await links.evaluateAll((as) => as.map((a) => a.getAttribute("href")!))) expect(href).toMatch(new RegExp(`^\\.\\./${REFERENCE_PAGE.replace(".", "\\.")}#/`));
+    await screenshot(page, "guide-errors-operations-of-a-code.png");
+    const first = links.first();
+    const route = (await first.getAttribute("href"))!.split("#")[1]!;
+    await first.click();
+    await page.waitForURL(new RegExp(`${REFERENCE_PAGE.replace(".", "\\.")}#${route.replace(/\//g, "\\/")}$`));
+    await landOn(page, `#${route}`);
+    expect(consoleErrors).toEqual([]);
+    await page.close();
+  });
+
+  it("the simulator guide opens on what the simulator answers (screenshot)", async () => {
+    const page = await open("guides/simulator.html");
+    const intro = (await page.locator("main > p").nth(1).textContent())!;
+    expect(intro).toMatch(/^It answers every operation of the contract/);
+    await screenshot(page, "guide-simulator.png");
     await page.close();
   });
 

@@ -10,9 +10,9 @@ import { parse } from "yaml";
 import { bound, contract, errorCodes, operations, schema, streamLimits, type JsonObject } from "../../src/contract/index.ts";
 import { SAMPLE_LABEL, buildDocsSite } from "../../src/docs/build.ts";
 import { checkSite, embeddedDefinition } from "../../src/docs/check.ts";
-import { errorRows } from "../../src/docs/enrich.ts";
+import { ERROR_TABLE_CLASS, errorRows } from "../../src/docs/enrich.ts";
 import { gapAnnotations } from "../../src/docs/gaps.ts";
-import { REQUIRED_GUIDES, renderGuide } from "../../src/docs/guides.ts";
+import { PROJECT_DOCS, REQUIRED_GUIDES, renderGuide, summaryOf } from "../../src/docs/guides.ts";
 import { REFERENCE_PAGE, knownRoutes, referenceOperations } from "../../src/docs/routes.ts";
 import { at } from "../../scripts/lib/paths.ts";
 
@@ -79,7 +79,10 @@ describe("docs build", () => {
       const description = String(copy.description);
       const codes = [...op.op.responses ? Object.entries(op.op.responses as JsonObject) : []].filter(([s]) => /^[45]/.test(s));
       if (codes.length === 0) continue;
-      expect(description, op.operationId).toContain("### Error codes");
+      // Collapsed (closed by default) so the request body comes first on the page.
+      const table = new RegExp(`<details class="${ERROR_TABLE_CLASS}">\\n<summary><strong>Error codes</strong> \\((\\d+)\\)[^\\n]*</summary>\\n\\n[\\s\\S]*\\n\\n</details>$`);
+      expect(description, op.operationId).toMatch(table);
+      expect(Number(table.exec(description)![1]), op.operationId).toBe(errorRows(op.op).length);
       for (const row of errorRows(op.op)) {
         const meaning = row.form === "envelope" ? errorCodes.get(row.code)!.meaning : undefined;
         const line = description.split("\n").find((l) => l.startsWith(`| ${row.status} |`) && l.includes(`\`${row.code}\``));
@@ -111,6 +114,46 @@ describe("docs build", () => {
     for (const row of errorCodes.values()) {
       expect(html, row.code).toMatch(new RegExp(`<td><code>${row.code}</code></td><td>${row.status}</td>`));
     }
+  });
+
+  it("the errors guide's 'Listed by' links every operation that lists a code, inline or through its own section", () => {
+    const html = read("guides/errors.html");
+    const operationLinks = (fragment: string) => [...fragment.matchAll(/href="\.\.\/reference\.html(#\/[^"]+)"/g)].map((m) => m[1]!);
+    const routeOf = new Map(referenceOperations(reference).map((o) => [o.operationId, o.route]));
+    let sections = 0;
+    for (const row of errorCodes.values()) {
+      const listing = operations().filter((op) => errorRows(op.op).some((r) => r.form === "envelope" && r.code === row.code));
+      const expected = listing.map((op) => routeOf.get(op.operationId)!);
+      const cell = new RegExp(`<td><code>${row.code}</code></td><td>${row.status}</td><td>[\\s\\S]*?</td><td>([\\s\\S]*?)</td>`).exec(html)![1]!;
+      const many = /^<a href="#([\w-]+)">(\d+) operations<\/a>$/.exec(cell);
+      if (!many) {
+        expect(operationLinks(cell), row.code).toEqual(expected);
+        continue;
+      }
+      sections++;
+      expect(Number(many[2]), row.code).toBe(listing.length);
+      const section = new RegExp(`<h3 id="${many[1]}">[\\s\\S]*?</h3>\\s*<p>([\\s\\S]*?)</p>`).exec(html);
+      expect(section, `${row.code}: #${many[1]}`).not.toBeNull();
+      expect(operationLinks(section![1]!), row.code).toEqual(expected);
+    }
+    expect(sections).toBeGreaterThan(5);
+    expect(html).not.toMatch(/<td>\d+ operations<\/td>/);
+  });
+
+  it("every card of the home page carries its guide's summary (the first paragraph, which may start with inline code)", () => {
+    const home = read("index.html");
+    const cards = [...home.matchAll(/<li><a href="guides\/([\w-]+)\.html">[^<]+<\/a><p>([^<]*)<\/p><\/li>/g)];
+    expect(cards.map((c) => c[1]).sort()).toEqual([...REQUIRED_GUIDES, ...PROJECT_DOCS.filter((d) => existsSync(at(d.path))).map((d) => d.slug)].sort());
+    for (const [, slug, summary] of cards) expect(summary!.trim().length, slug).toBeGreaterThan(40);
+    expect(summaryOf("# The hub simulator\n\n`npm start` runs a local simulator.\n\n## Run")).toBe("npm start runs a local simulator.");
+    expect(summaryOf("# Title\n\n```sh\nnpm start\n```\n")).toBe("");
+  });
+
+  it("no page speaks of the project's history (Part 1, Part 2) instead of what a user sees", () => {
+    const pages = ["index.html", ...REQUIRED_GUIDES.map((g) => `guides/${g}.html`), ...PROJECT_DOCS.map((d) => `guides/${d.slug}.html`)];
+    const history = (text: string) => /.{0,40}\bparts? [12]\b.{0,40}/i.exec(text)?.[0];
+    for (const page of pages.filter((p) => existsSync(join(site, p)))) expect(history(read(page)), page).toBeUndefined();
+    expect(history(JSON.stringify(reference)), REFERENCE_PAGE).toBeUndefined();
   });
 
   it("every gap the contract records is on the not-shown page and written into the reference", () => {
@@ -194,6 +237,13 @@ describe("docs build failures", () => {
       writeFileSync(join(dir, "idempotency.md"), `${readFileSync(join(dir, "idempotency.md"), "utf8")}\n\nSee [this](${link}).\n`);
       await expect(buildDocsSite({ outDir: join(work, `out-${link.length}-${Math.random()}`), guidesDir: dir }), link).rejects.toThrow(why);
     }
+  });
+
+  it("a guide without a summary paragraph after its title (its card on the home page) fails the build", async () => {
+    const dir = join(work, "guides-no-summary");
+    cpSync(guides, dir, { recursive: true });
+    writeFileSync(join(dir, "idempotency.md"), readFileSync(join(dir, "idempotency.md"), "utf8").replace(/^(# .*\n+)[^\n]+\n/, "$1"));
+    await expect(buildDocsSite({ outDir: join(work, "out-no-summary"), guidesDir: dir })).rejects.toThrow(/idempotency\.md: .*summary/);
   });
 
   it("a code sample for an operation the contract does not have fails the build", async () => {

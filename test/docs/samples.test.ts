@@ -1,12 +1,15 @@
 // The reference's code samples (docs/samples/<operationId>.ts, issue 6 item 3): one per
 // operation, written against the project's own client as a reader imports it, and
 // type-checked against the client's sources so a sample that no longer matches fails here.
+// The `ts` blocks of README.md and the guides are type-checked the same way. (All of them
+// also run against the simulator: run-samples.test.ts.)
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { readSamples } from "../../src/docs/build.ts";
+import { markdownSamples, notRunReason } from "./code-samples.ts";
 import { referenceOperations } from "../../src/docs/routes.ts";
 import { at } from "../../scripts/lib/paths.ts";
 
@@ -46,6 +49,22 @@ describe("code samples", () => {
 
   it("every sample type-checks against the client (docs/samples/tsconfig.json)", () => {
     expect(diagnostics(join(samplesDir, "tsconfig.json"))).toEqual([]);
+  }, 90_000);
+
+  it("every ts block of README.md and the guides type-checks against the client", () => {
+    const dir = mkdtempSync(join(work, "markdown-"));
+    const blocks = markdownSamples().filter((b) => !notRunReason(b));
+    expect(blocks.length).toBeGreaterThan(2);
+    for (const block of blocks) {
+      // .mts: each block is an ES module (top-level await). A block that imports the
+      // project's sources (`./src/...`) is written for the repository's root.
+      writeFileSync(join(dir, block.file.replace(/\.ts$/, ".mts")), block.source.replaceAll('from "./src/', `from "${at("src")}/`));
+    }
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({ extends: join(samplesDir, "tsconfig.json"), compilerOptions: { typeRoots: [at("node_modules/@types")] }, include: [join(dir, "*.mts")] }),
+    );
+    expect(diagnostics(join(dir, "tsconfig.json"))).toEqual([]);
   }, 90_000);
 
   it("a sample that no longer matches the client fails the type check", () => {

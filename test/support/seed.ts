@@ -1,9 +1,33 @@
 // Reads the seed (the requirements document) so tests compare the contract with the
-// seed's own words and tables, not with a copy of them.
-import { readFileSync } from "node:fs";
+// seed's own words and tables, not with a copy of them. The seed lives outside the
+// repository (it is the single source): beside the checkout, or where HUB_SEED points.
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { sources } from "../../scripts/lib/paths.ts";
 
-export const seedText: string = readFileSync(sources.seed, "utf8");
+/** The environment variable that names the seed's file when it is not at the default place. */
+export const SEED_VARIABLE = "HUB_SEED";
+
+/** Where the seed is read: `HUB_SEED` when set, else `../shared/seed/generation-hub-public-api.md` beside the checkout. */
+export function seedPath(env: NodeJS.ProcessEnv = process.env): string {
+  const named = env[SEED_VARIABLE];
+  return named ? resolve(named) : sources.seed;
+}
+
+/** The seed's text; without the file, one line saying what these tests need and where. */
+export function readSeed(path: string = seedPath()): string {
+  if (!existsSync(path)) {
+    const error = new Error(
+      `These tests read the seed (the requirements document) at ${path}: put generation-hub-public-api.md there or set ${SEED_VARIABLE}=<its path>.`,
+    );
+    // The message is the whole story: no stack of this module under it.
+    error.stack = `Error: ${error.message}`;
+    throw error;
+  }
+  return readFileSync(path, "utf8");
+}
+
+export const seedText: string = readSeed();
 
 /** The text from a heading line (any level, exact title) up to the next heading of the same or a higher level. */
 export function section(title: string): string {
