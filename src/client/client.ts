@@ -7,7 +7,7 @@ import { errorFromAnswer, HubError } from "./errors.ts";
 import { randomId } from "./ids.ts";
 import { KNOWN_SUBMIT_TYPES } from "./limits.ts";
 import { parseRateLimit, type RateLimit } from "./ratelimit.ts";
-import { createTransport, HubCall, type CallOptions, type Credentials, type FetchLike, type RetryOptions } from "./retry.ts";
+import { createTransport, type CallOptions, type Credentials, type FetchLike, type RetryOptions } from "./retry.ts";
 
 export type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
 
@@ -111,20 +111,11 @@ export function createHubCore(options: HubClientOptions): HubCore {
     headers: options.headers,
     credentials: options.credentials,
   });
-  // Middleware sees real Requests: once one is registered (or given to the call), calls
-  // are built as Requests; until then as HubCalls, sent as fetch(url, init).
-  let observed = false;
-  const use = api.use;
-  api.use = (...m) => ((observed = true), use(...m));
-
   type Answer = Promise<{ data?: unknown; error?: unknown; response: Response }>;
-  type Init = { middleware?: unknown[] };
-  /** Routes `api[name]` through HubCall when nothing observes the request; answers the throwing form. */
+  /** `api[name]` in the throwing form: a HubResult, or a HubApiError for an error answer. */
   const method = (name: "GET" | "POST" | "PUT" | "PATCH" | "DELETE") => {
-    const bare = api[name] as (url: string, init?: object) => Answer;
-    const call = (url: string, init?: Init) => bare(url, observed || init?.middleware ? init : { Request: HubCall, ...init });
-    api[name] = call as never;
-    return (async (url: string, init?: Init) => {
+    const call = api[name] as (url: string, init?: object) => Answer;
+    return (async (url: string, init?: object) => {
       const { data, error, response } = await call(url, init);
       if (!response.ok && response.status !== 304) throw errorFromAnswer(response, error);
       return new HubResult(data, response);

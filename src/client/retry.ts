@@ -80,7 +80,7 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
   const maxRetryAfter = options.maxRetryAfter ?? 60;
 
   return async function transport(input: Request): Promise<Response> {
-    const call = input as (Request | HubCall) & CallOptions;
+    const call = input as Request & CallOptions;
     const url = call.url;
     const maxRetries = call.maxRetries ?? options.maxRetries ?? 2;
     const timeout = call.timeout ?? options.timeout ?? 60_000;
@@ -88,18 +88,14 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
     // Credentials go only to the API's origin (not to a storage address, say).
     const origin = options.origin;
     const credentials = !bare && (origin === undefined || `${url}/`.startsWith(`${origin}/`)) ? options.credentials : undefined;
-    // Each attempt goes out as fetch(target, init) with fresh headers, so fetch builds the
-    // attempt's one Request, as a raw fetch does: a HubCall (an openapi-fetch call no
-    // middleware looks at) as its address and its own init; a Request as itself with its
-    // bytes. A custom fetch gets that Request. The caller's signal rides on the call.
-    const init = (call as Partial<HubCall>).init;
-    const target = init ? url : input;
-    const { headers, signal: userSignal, body: source } = (init ?? input) as { headers: Headers; signal?: AbortSignal; body?: BodyInit | null };
-    const body = source instanceof ReadableStream ? await new Response(source).arrayBuffer() : (source ?? null);
+    // Each attempt goes out as the call's Request with fresh headers and the body's bytes
+    // (read once, so every attempt can send them). The caller's signal rides on the call.
+    const { headers, signal: userSignal } = input;
+    const body = input.body ? await input.arrayBuffer() : null;
     const callerId = headers.has("x-request-id");
     let sent: Headers;
-    const attemptInit = (): RequestInit => ({ ...init, headers: sent, body });
-    const safe = () => replaySafe(new Request(target, attemptInit()));
+    const attemptInit = (): RequestInit => ({ headers: sent, body });
+    const safe = () => replaySafe(new Request(input, attemptInit()));
     let rejected: string | undefined;
     let reauthorized = false;
 
@@ -122,7 +118,7 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
       let handle: ReturnType<typeof setTimeout> | undefined;
       let response: Response;
       try {
-        const pending = options.fetch ? options.fetch(new Request(target, attemptInit())) : globalThis.fetch(target, attemptInit());
+        const pending = options.fetch ? options.fetch(new Request(input, attemptInit())) : globalThis.fetch(input, attemptInit());
         response = await new Promise<Response>((resolve, reject) => {
           handle = setTimeout(expire, timeout, pending, reject, timeout);
           pending.then(resolve, reject);
@@ -158,24 +154,6 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
     }
   };
 }
-
-/**
- * What openapi-fetch builds a call with when no middleware looks at the request (its
- * `Request` option): the address and the init, without building an undici Request. The
- * transport sends it as `fetch(url, init)`, so each attempt builds one Request (as a raw
- * fetch does) instead of openapi-fetch's plus the copy fetch makes of a Request it is given.
- */
-export interface HubCall {
-  url: string;
-  init: RequestInit & { headers: Headers };
-}
-/**
- * Constructs a HubCall (openapi-fetch calls it with `new`, as it would a Request). It has no
- * `method`: openapi-fetch reads one only to spot HEAD, which is never built this way.
- */
-export const HubCall = function (url: string, init: RequestInit & { headers: Headers }): HubCall {
-  return { url, init };
-} as unknown as new (url: string, init: RequestInit & { headers: Headers }) => HubCall;
 
 /** An attempt's time is up: its late answer is discarded (its body cancelled). */
 function expire(pending: Promise<Response>, reject: (error: HubTimeoutError) => void, timeout: number): void {
