@@ -1,7 +1,7 @@
 // Simulator benchmark (`npm run bench:simulator`). Prints figures; asserts nothing.
 //
 // In one run on this machine, servers side by side, each in its own process:
-//   - the simulator (`tsx src/simulator/cli.ts`, what `npm start` runs),
+//   - the simulator (`tsx src/simulator/main.ts`, what `npm start` runs),
 //   - Prism mocking the same document (`prism mock generated/openapi.yaml`),
 //   - a bare `node:http` server answering a constant (of the same size as the simulator's answer),
 //   - for reference in the load rounds, Fastify set up as the simulator's adapter sets it up
@@ -92,7 +92,7 @@ async function launch(name: string, command: string, args: string[], port: numbe
 
 async function simulator(extra: string[] = []): Promise<Launched> {
   const port = await freePort();
-  const launched = await launch("simulator", process.execPath, ["--import", "tsx", "src/simulator/cli.ts", "--port", String(port), "--no-demo-data",
+  const launched = await launch("simulator", process.execPath, ["--import", "tsx", "src/simulator/main.ts", "--port", String(port), "--no-demo-data",
     "--key-quota", UNLIMITED, "--account-quota", UNLIMITED, "--submit-quota", UNLIMITED, "--concurrency", UNLIMITED, ...extra], port);
   // Enough credits for every submit of the run (the control interface, outside /v1).
   for (const account of ["acc_demo", "acc_other"]) {

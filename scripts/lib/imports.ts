@@ -75,7 +75,7 @@ export const SIMULATOR_LAYERS: readonly { layer: string; prefixes: readonly stri
   { layer: "handlers", prefixes: ["handlers/"] },
   { layer: "hub", prefixes: ["hub.ts"] },
   { layer: "adapters", prefixes: ["http/", "assets/"] },
-  { layer: "entry points", prefixes: ["index.ts", "cli.ts", "docs-site.ts"] },
+  { layer: "entry points", prefixes: ["index.ts", "cli.ts", "main.ts", "docs-site.ts"] },
 ];
 
 function layerOf(file: string): number {

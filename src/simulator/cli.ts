@@ -1,9 +1,20 @@
-// `npm start`: the hub simulator on 127.0.0.1:4010 until stopped. Every option is a
-// flag and an environment variable (flags win); `--help` lists them.
+// The simulator's command line (`npm start` here, `generation-hub mock` from the dev-tools
+// package): the hub simulator on 127.0.0.1:4010 until stopped. Every option is a flag and
+// an environment variable (flags win); `--help` lists them.
 import { parseArgs } from "node:util";
 import { demoKeys } from "./state/fixtures/accounts.ts";
 import { DEFAULT_DOCS_DIR, startSimulator, type SimulatorOptions } from "./index.ts";
-import { ensureDocsSite } from "./docs-site.ts";
+
+/** How the command is started (for the usage text), and how it gets the docs it serves. */
+export interface MockCommand {
+  /** The command as the user types it, e.g. `npm start --` or `generation-hub mock`. */
+  program: string;
+  /**
+   * Builds the reference docs into `dir` when they are missing or stale; resolves true when
+   * it built. Absent: the docs are shipped ready (the dev-tools package).
+   */
+  buildDocs?: (dir: string) => Promise<boolean>;
+}
 
 interface Setting {
   flag: string;
@@ -52,19 +63,19 @@ const SETTINGS: Setting[] = [
   { flag: "log", env: "SIM_LOG", kind: "boolean", help: "log every request (Fastify's logger)", apply: (o, v) => (o.logger = v as boolean) },
 ];
 
-function usage(): string {
+function usage(program: string): string {
   const lines = SETTINGS.map((s) => `  --${s.flag}${s.kind === "boolean" ? "" : " <value>"}`.padEnd(34) + `${s.env.padEnd(26)}${s.help}`);
-  return ["Usage: npm start -- [options]", "", "  flag".padEnd(34) + "environment".padEnd(26) + "meaning", ...lines, "  --help".padEnd(60) + "this text"].join("\n");
+  return [`Usage: ${program} [options]`, "", "  flag".padEnd(34) + "environment".padEnd(26) + "meaning", ...lines, "  --help".padEnd(60) + "this text"].join("\n");
 }
 
-function parse(argv: string[]): SimulatorOptions {
+function parse(argv: string[], program: string): SimulatorOptions {
   const { values } = parseArgs({
     args: argv,
     options: Object.fromEntries([["help", { type: "boolean" }], ...SETTINGS.map((s) => [s.flag, { type: s.kind === "boolean" ? "boolean" : "string" }])]) as never,
     strict: true,
   });
   if ((values as Record<string, unknown>).help) {
-    console.log(usage());
+    console.log(usage(program));
     process.exit(0);
   }
   const options: SimulatorOptions = {};
@@ -101,13 +112,14 @@ function startupProblem(error: Error & { code?: string }, options: SimulatorOpti
   }
 }
 
-async function main(): Promise<void> {
+/** Runs the simulator with the command line `argv` until a signal stops it. */
+export async function runMock(argv: string[], command: MockCommand): Promise<void> {
   let options: SimulatorOptions;
   try {
-    options = parse(process.argv.slice(2));
+    options = parse(argv, command.program);
   } catch (error) {
     console.error(String((error as Error).message ?? error));
-    console.error(usage());
+    console.error(usage(command.program));
     process.exit(2);
   }
   let sim: Awaited<ReturnType<typeof startSimulator>>;
@@ -137,15 +149,17 @@ async function main(): Promise<void> {
       "Details: docs/simulator.md. Stop with Ctrl+C.",
     ].join("\n"),
   );
-  // The reference docs are built, not committed: build them when they are missing or
+  // Here the reference docs are built, not committed: build them when they are missing or
   // older than the contract, without holding up the first answer.
   const docsDir = options.docsDir ?? DEFAULT_DOCS_DIR;
-  const building = ensureDocsSite(docsDir);
-  sim.docsBuilding(building);
-  building.then(
-    (built) => built && console.log(`Docs built into ${docsDir}: ${sim.url}/docs/`),
-    (error) => console.error(`The docs could not be built (${(error as Error).message}); run \`npm run docs\`.`),
-  );
+  if (command.buildDocs) {
+    const building = command.buildDocs(docsDir);
+    sim.docsBuilding(building);
+    building.then(
+      (built) => built && console.log(`Docs built into ${docsDir}: ${sim.url}/docs/`),
+      (error) => console.error(`The docs could not be built (${(error as Error).message}); run \`npm run docs\`.`),
+    );
+  }
   const stop = () => {
     sim.close().then(() => process.exit(0), () => process.exit(1));
   };
@@ -153,4 +167,3 @@ async function main(): Promise<void> {
   process.once("SIGTERM", stop);
 }
 
-await main();

@@ -11,7 +11,7 @@ import { startSim, type Sim } from "./support/harness.ts";
 describe("npm start", () => {
   it("starts with no set-up, prints its base address and the demo credentials, serves until stopped; flags and environment configure it", async () => {
     const docsDir = join(mkdtempSync(join(tmpdir(), "sim-docs-")), "site");
-    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/cli.ts", "--port", "0", "--clock-speed", "0"], {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/main.ts", "--port", "0", "--clock-speed", "0"], {
       cwd: process.cwd(),
       env: { ...process.env, SIM_HOST: "127.0.0.1", SIM_KEY_QUOTA: "7", SIM_DOCS_DIR: docsDir },
       stdio: ["ignore", "pipe", "pipe"],
@@ -39,7 +39,7 @@ describe("npm start", () => {
   });
 
   it("refuses a bad option with the usage text", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/cli.ts", "--port", "abc"], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/main.ts", "--port", "abc"], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
     let err = "";
     child.stderr!.on("data", (d) => (err += d));
     const code = await new Promise((resolve) => child.on("exit", resolve));
@@ -52,7 +52,7 @@ describe("npm start", () => {
 describe("npm start: what it says when it cannot start", () => {
   /** Runs the CLI to its end; answers its exit code and everything it printed. */
   async function cli(args: string[]): Promise<{ code: unknown; out: string }> {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/cli.ts", ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/main.ts", ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout!.on("data", (d) => (out += d));
     child.stderr!.on("data", (d) => (out += d));
