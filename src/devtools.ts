@@ -1,0 +1,7 @@
+// The public API of the dev-tools package (@generation-hub/devtools): the simulator as a
+// server you start from code, and the conformance suite as a library. The Mock Service
+// Worker handlers have their own entry point (`@generation-hub/devtools/msw`), so an app
+// that does not use MSW never loads it.
+export { startSimulator, Hub, demoKeys, demoAccounts, DEFAULT_BODY_LIMIT } from "./simulator/index.ts";
+export type { SimulatorOptions, RunningSimulator, HubOptions, AssetSource, SimRequest, SimResponse, StreamSink } from "./simulator/index.ts";
+export * from "./conformance/index.ts";

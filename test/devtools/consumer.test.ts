@@ -1,0 +1,127 @@
+// The dev tools as another project gets them: `npm pack` both packages (the client
+// package and @generation-hub/devtools), install the tarballs into a fresh project in a
+// temporary folder (dependencies from the npm registry), and use them there as a frontend
+// or backend team would: the `generation-hub mock` bin, the `generation-hub conformance`
+// bin against it, the library entry points. Nothing here runs from this repository's
+// sources or through tsx.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { at } from "../../scripts/lib/paths.ts";
+
+let project: string;
+const children: ChildProcess[] = [];
+const env = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
+const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env });
+const installed = (name: string) => join(project, "node_modules", name);
+/** The tarball `npm pack --json` made (its JSON follows whatever the package's prepack printed). */
+const packed = (output: string) => (JSON.parse(output.slice(output.search(/^\[/m))) as { filename: string }[])[0]!.filename;
+const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; bin?: Record<string, string> };
+
+/** Starts the installed bin; resolves its base address once it printed it. */
+function startMock(args: string[]): Promise<{ url: string; output: () => string }> {
+  const child = spawn(join(project, "node_modules/.bin/generation-hub"), ["mock", ...args], { cwd: project, stdio: ["ignore", "pipe", "pipe"], env });
+  children.push(child);
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the mock did not start:\n${out}`)), 30_000);
+    const check = () => {
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1]!, output: () => out });
+      }
+    };
+    child.stdout!.on("data", check);
+    child.once("exit", (code) => reject(new Error(`the mock exited (${code}):\n${out}`)));
+  });
+}
+
+beforeAll(() => {
+  project = mkdtempSync(join(tmpdir(), "hub-devtools-consumer-"));
+  run("npm", ["run", "build:package"], at("."));
+  const api = packed(run("npm", ["pack", "--json", "--pack-destination", project], at(".")));
+  const devtools = packed(run("npm", ["pack", "--json", "-w", "packages/devtools", "--pack-destination", project], at(".")));
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({
+      name: "hub-devtools-consumer",
+      private: true,
+      type: "module",
+      dependencies: { "@generation-hub/api": `file:${join(project, api)}` },
+      devDependencies: { "@generation-hub/devtools": `file:${join(project, devtools)}` },
+    }, null, 2),
+  );
+  run("npm", ["install", "--prefer-offline", "--no-package-lock"], project);
+}, 600_000);
+
+afterAll(() => {
+  for (const child of children) child.kill("SIGTERM");
+  if (project) rmSync(project, { recursive: true, force: true });
+});
+
+describe("the dev tools installed in another project", () => {
+  it("the client package stays lean: its dependencies are the client's four, none of the tools'", () => {
+    expect(Object.keys(manifest(installed("@generation-hub/api")).dependencies ?? {}).sort()).toEqual(["eventsource-parser", "oauth4webapi", "openapi-fetch", "structured-headers"]);
+  });
+
+  it("the dev-tools package runs compiled JavaScript and depends on exactly the packages its code imports", () => {
+    const root = installed("@generation-hub/devtools");
+    const files: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else files.push(path);
+      }
+    };
+    walk(join(root, "dist"));
+    expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts")).map((f) => relative(root, f))).toEqual([]);
+    const imported = new Set<string>();
+    for (const file of [...files.filter((f) => f.endsWith(".js")), join(root, "bin/generation-hub.js")]) {
+      for (const { fileName } of ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles) {
+        if (fileName.startsWith(".") || fileName.startsWith("node:") || builtinModules.includes(fileName)) continue;
+        imported.add(fileName.startsWith("@") ? fileName.split("/").slice(0, 2).join("/") : fileName.split("/")[0]!);
+      }
+    }
+    const m = manifest(root);
+    expect([...imported].sort()).toEqual(Object.keys({ ...m.dependencies, ...m.peerDependencies }).sort());
+    expect(m.bin).toEqual({ "generation-hub": "./bin/generation-hub.js" });
+  });
+
+  it("`generation-hub mock` answers /v1/me to a demo key and serves the reference docs shipped in the package", async () => {
+    const mock = await startMock(["--port", "0"]);
+    const me = await fetch(`${mock.url}/v1/me`, { headers: { authorization: "Bearer ghk_demo_full" } });
+    expect(me.status).toBe(200);
+    expect((await me.json()).plan.id).toBeTypeOf("string");
+    expect(mock.output()).toContain("ghk_demo_full");
+    const docs = await fetch(`${mock.url}/docs/`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await (await fetch(`${mock.url}/docs/reference.html`)).text()).toContain("Generation Hub");
+    // Nothing of the package was built on this machine: the docs are the ones it shipped.
+    expect(mock.output()).not.toContain("Docs built");
+  });
+
+  it("`generation-hub mock --help` names the command as the user types it; a bad flag is one usage error", () => {
+    expect(run(join(project, "node_modules/.bin/generation-hub"), ["mock", "--help"], project)).toContain("Usage: generation-hub mock [options]");
+    expect(() => run(join(project, "node_modules/.bin/generation-hub"), ["mock", "--port", "abc"], project)).toThrow(/--port \(SIM_PORT\)/);
+    expect(() => run(join(project, "node_modules/.bin/generation-hub"), ["frobnicate"], project)).toThrow(/Unknown command "frobnicate"/);
+  });
+
+  it("startSimulator() from the package's library entry point serves the same simulator", async () => {
+    writeFileSync(join(project, "start.mjs"), `import { startSimulator } from "@generation-hub/devtools";
+const sim = await startSimulator({ port: 0, clockSpeed: 0 });
+const r = await fetch(sim.url + "/v1/whoami", { headers: { authorization: "Bearer ghk_demo_full" } });
+console.log(r.status, (await r.json()).channel);
+await sim.close();
+`);
+    expect(run(process.execPath, ["start.mjs"], project).trim()).toBe("200 api_key");
+  });
+});
