@@ -971,21 +971,29 @@ export interface components {
             plan: {
                 /** @description Plan id. */
                 id: unknown;
+            } & {
+                [key: string]: unknown;
             };
             credits: {
                 /** @description Balance, centi-credits. */
                 main_cc: components["schemas"]["Centicredits"];
+            } & {
+                [key: string]: unknown;
             };
-            free_quotas: {
+            free_quotas: ({
                 /** @description What is left of the quota. */
                 remaining: unknown;
                 /** @description `unlimited` rows are free only with `promo_mode: queue`. */
                 mode: unknown;
-            }[];
+            } & {
+                [key: string]: unknown;
+            })[];
             /** @description The current quotas: submit quotas in `submissions`, concurrency in `concurrency`, and the current request quotas. */
             limits: {
                 submissions: unknown;
                 concurrency: unknown;
+            } & {
+                [key: string]: unknown;
             };
         } & {
             [key: string]: unknown;
@@ -1042,6 +1050,8 @@ export interface components {
         ModelList: {
             data: components["schemas"]["ModelRecord"][];
             next_cursor: components["schemas"]["NextCursor"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * PageLimit
@@ -1073,6 +1083,8 @@ export interface components {
         KnowledgeResults: {
             data: components["schemas"]["KnowledgeArticle"][];
             next_cursor: components["schemas"]["NoNextPage"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * GenerationStatus
@@ -1092,6 +1104,8 @@ export interface components {
         GenerationFailure: {
             reason: components["schemas"]["FailureReason"];
             code?: never;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * GenerationRecord
@@ -1117,6 +1131,8 @@ export interface components {
         GenerationPage: {
             data: components["schemas"]["GenerationRecord"][];
             next_cursor: components["schemas"]["NextCursor"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * SubmitPrompt
@@ -1305,6 +1321,8 @@ export interface components {
         TextSubmit: {
             /** @constant */
             type: "text";
+        } & {
+            [key: string]: unknown;
         };
         /**
          * SubmitRequest
@@ -1325,6 +1343,8 @@ export interface components {
         GenerationStatusBatch: {
             data: components["schemas"]["GenerationRecord"][];
             next_cursor: components["schemas"]["NoNextPage"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * NotShownBody
@@ -1404,23 +1424,31 @@ export interface components {
          * EventFrame
          * @description One parsed frame of the `GET /v1/events` stream: its `event` name, its `id:` (an opaque account cursor: never parsed, compared or built; only the last one is stored) and its `data`. Heartbeats are comment lines starting with a colon, every 15 seconds; they carry nothing and are not frames.
          */
-        EventFrame: {
+        EventFrame: ({
             event: string;
             id: string;
             data: unknown;
-        } & ({
+        } & {
+            [key: string]: unknown;
+        }) & (({
             /** @constant */
             event: "generation.status_changed";
             data: components["schemas"]["GenerationStatusChanged"];
-        } | {
+        } & {
+            [key: string]: unknown;
+        }) | ({
             /** @constant */
             event: "reset";
             data: components["schemas"]["StreamReset"];
-        } | {
+        } & {
+            [key: string]: unknown;
+        }) | ({
             /** @constant */
             event: "terminated";
             data: components["schemas"]["ErrorEnvelope"];
-        });
+        } & {
+            [key: string]: unknown;
+        }));
         /**
          * PriceEstimate
          * @description A price ceiling computed by the same function that later charges. Free quota and promo mode are applied after the computation and can only lower it.
@@ -1439,6 +1467,8 @@ export interface components {
                 units: number;
                 /** @description Amount added on top. */
                 surcharge_cc: components["schemas"]["Centicredits"];
+            } & {
+                [key: string]: unknown;
             };
         } & {
             [key: string]: unknown;
@@ -1466,6 +1496,8 @@ export interface components {
         AssetPage: {
             data: components["schemas"]["AssetRecord"][];
             next_cursor: components["schemas"]["NextCursor"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * FolderName
@@ -1495,6 +1527,8 @@ export interface components {
         FolderList: {
             data: components["schemas"]["FolderRecord"][];
             next_cursor: components["schemas"]["NoNextPage"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * FolderCreateRequest
@@ -1591,6 +1625,8 @@ export interface components {
         CreditTransactionPage: {
             data: components["schemas"]["CreditTransaction"][];
             next_cursor: components["schemas"]["NextCursor"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * BillingSubscription
@@ -1612,9 +1648,11 @@ export interface components {
          * SubscriptionRead
          * @description Reply of `GET /v1/billing/subscription`: the record itself, or an object holding it (or `null`) in `subscription`, or `null`. One description places the record in a field named `subscription`, so clients accept both wrappers.
          */
-        SubscriptionRead: components["schemas"]["BillingSubscription"] | {
+        SubscriptionRead: components["schemas"]["BillingSubscription"] | ({
             subscription: components["schemas"]["BillingSubscription"] | null;
-        } | null;
+        } & {
+            [key: string]: unknown;
+        }) | null;
         /**
          * SupportMessage
          * @description A message of the support thread. Open to fields the seed does not list.
@@ -1636,6 +1674,8 @@ export interface components {
         SupportThread: {
             data: components["schemas"]["SupportMessage"][];
             next_cursor: components["schemas"]["NoNextPage"];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * SupportMessageRequest
@@ -1748,11 +1788,13 @@ export interface components {
          * ClientAuthentication
          * @description How a client identifies itself at the token and revoke routes: `client_id` (`none`) or `client_assertion_type` with `client_assertion` (`private_key_jwt`).
          */
-        ClientAuthentication: {
+        ClientAuthentication: ({
             client_id?: unknown;
             client_assertion_type?: unknown;
             client_assertion?: unknown;
-        } | unknown | unknown;
+        } & {
+            [key: string]: unknown;
+        }) | unknown | unknown;
         /**
          * AuthorizationCodeTokenRequest
          * @description Code exchange (`application/x-www-form-urlencoded`).
@@ -1829,6 +1871,8 @@ export interface components {
         OAuthError: {
             error: string;
             error_description?: string;
+        } & {
+            [key: string]: unknown;
         };
         /**
          * RevokeRequest
@@ -1852,14 +1896,18 @@ export interface components {
          * ClientKeyRules
          * @description Key rules shared by client metadata documents and registrations: `jwks` or `jwks_uri`, never both; one of them is required for `private_key_jwt`.
          */
-        ClientKeyRules: {
+        ClientKeyRules: ({
             jwks?: unknown;
             jwks_uri?: unknown;
             token_endpoint_auth_method?: unknown;
-        } | unknown | unknown | {
+        } & {
+            [key: string]: unknown;
+        }) | unknown | unknown | ({
             /** @constant */
             token_endpoint_auth_method?: "none";
-        };
+        } & {
+            [key: string]: unknown;
+        });
         /**
          * RedirectUri
          * Format: uri
@@ -1898,6 +1946,8 @@ export interface components {
             keys: {
                 [key: string]: unknown;
             }[];
+        } & {
+            [key: string]: unknown;
         };
         /**
          * HttpsUrl
@@ -1946,7 +1996,7 @@ export interface components {
          * ClientMetadataDocument
          * @description A client ID metadata document: the JSON object an application publishes at the https address it uses as `client_id`. Served over https only, answered directly with 200 (no redirects followed), every URL field https; size, download time and caching are bounded. `client_uri`, `logo_uri`, `policy_uri`, `tos_uri` and `contacts` are accepted but not shown on the consent screen.
          */
-        ClientMetadataDocument: {
+        ClientMetadataDocument: ({
             /** @description The address of the document itself, byte for byte the address it was fetched from. */
             client_id: components["schemas"]["HttpsUrl"];
             redirect_uris: components["schemas"]["RedirectUri"][];
@@ -1965,7 +2015,9 @@ export interface components {
             contacts?: string[];
             client_secret?: never;
             client_secret_expires_at?: never;
-        } & components["schemas"]["ClientKeyRules"];
+        } & {
+            [key: string]: unknown;
+        }) & components["schemas"]["ClientKeyRules"];
     };
     responses: {
         /** @description No usable credential. The challenge points at the protected-resource document. */

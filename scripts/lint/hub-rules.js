@@ -119,6 +119,27 @@ function ResponseExamples() {
   };
 }
 
+/**
+ * Every object schema with `properties` says whether it is open or closed: requests close
+ * themselves (`additionalProperties: false`), records and fragments say `true`. Left unsaid,
+ * JSON Schema leaves it open, but strict tools (Redocly Respect validates answers with
+ * unevaluated properties refused by default) read it as closed and fail a conforming answer.
+ */
+function ExplicitAdditionalProperties() {
+  return {
+    Schema: {
+      enter(schema, ctx) {
+        if (!schema || typeof schema.properties !== "object" || schema.properties === null) return;
+        if ("additionalProperties" in schema || "unevaluatedProperties" in schema) return;
+        ctx.report({
+          message: "Say whether this object is open (`additionalProperties: true`, a record or a fragment) or closed (`false`, a request).",
+          location: ctx.location.child("properties").key(),
+        });
+      },
+    },
+  };
+}
+
 function refName(schema) {
   const ref = schema?.$ref;
   if (!ref) return undefined;
@@ -136,6 +157,7 @@ export default function hubRules() {
         "error-statuses": ErrorStatuses,
         "error-envelope": ErrorEnvelope,
         "response-examples": ResponseExamples,
+        "explicit-additional-properties": ExplicitAdditionalProperties,
       },
     },
   };

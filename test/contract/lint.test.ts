@@ -29,6 +29,7 @@ describe("lint", () => {
       "hub/error-statuses",
       "hub/error-envelope",
       "hub/response-examples",
+      "hub/explicit-additional-properties",
       "rule/operation-id-camel-case",
     ]) {
       expect(fired, rule).toContain(rule);
