@@ -1,6 +1,7 @@
 // The docs build (issue 6): the site builds from the contract, carries every guide, every
 // operation's error codes and every gap, and has no broken internal link. The link checker
 // is also run on a site broken on purpose, so it is known to catch what it claims to.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -308,5 +309,25 @@ describe("site link checker", () => {
       ]),
     );
     expect(problems).toHaveLength(9);
+  });
+});
+
+describe("npm run docs: what it says when it cannot build", () => {
+  const docs = (args: string[]) => {
+    const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/build-docs.ts", ...args], { cwd: at("."), encoding: "utf8" });
+    return { code: r.status, out: r.stdout + r.stderr };
+  };
+
+  it("an unknown flag or a missing folder is the usage text (exit 2); a folder it cannot write is one line (exit 1); never a stack trace", () => {
+    const flag = docs(["--bogus"]);
+    expect(flag.code).toBe(2);
+    expect(flag.out).toMatch(/^Unknown option '--bogus'\n\nUsage: npm run docs -- \[--out <dir>\]/);
+    const empty = docs(["--out", ""]);
+    expect(empty.code).toBe(2);
+    expect(empty.out).toContain("--out needs a folder");
+    const unwritable = docs(["--out", join(at("package.json"), "site")]);
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.out.trim()).toMatch(/^The docs could not be built into .*package\.json\/site: ENOTDIR/);
+    for (const r of [flag, empty, unwritable]) expect(r.out).not.toMatch(/\n\s+at /);
   });
 });
