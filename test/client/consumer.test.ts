@@ -9,10 +9,10 @@
 // the contract: API and OAuth answers by `checkAnswer`, stream frames as `EventFrame`,
 // storage PUTs for exactly the ticket's headers.
 import { execFile, execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createParser } from "eventsource-parser";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
 import { checkAnswer, matchOperation, schemaValidator } from "../../src/contract/index.ts";
@@ -72,6 +72,30 @@ describe("consumer project", () => {
     for (const file of ["dist/src/client/index.js", "dist/src/client/index.d.ts", "dist/src/client/oauth/index.js", "dist/generated/types.d.ts", "generated/openapi.json", "schemas/generations/GenerationRecord.json", "CHANGELOG.md"]) {
       expect(() => readFileSync(join(installed, file)), file).not.toThrow();
     }
+  });
+
+  it("every relative link of the Markdown the package ships (README, CHANGELOG, the guides) reaches a file in the package", () => {
+    const installed = join(project, "node_modules/@generation-hub/api");
+    const markdown: string[] = [];
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (name === "node_modules") continue;
+        if (statSync(path).isDirectory()) walk(path);
+        else if (name.endsWith(".md")) markdown.push(path);
+      }
+    };
+    walk(installed);
+    expect(markdown.map((f) => relative(installed, f))).toEqual(expect.arrayContaining(["README.md", "CHANGELOG.md", "docs/simulator.md", "docs/conformance.md", "docs/guides/getting-started.md", "releases/README.md"]));
+    const broken: string[] = [];
+    for (const file of markdown) {
+      for (const [, target] of readFileSync(file, "utf8").matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(target!) || target!.startsWith("#")) continue;
+        const path = join(dirname(file), decodeURIComponent(target!.split("#")[0]!));
+        if (!existsSync(path)) broken.push(`${relative(installed, file)} -> ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
   });
 
   it("SUB-0 ERR-1: a strict TypeScript consumer compiles against the installed package", () => {
