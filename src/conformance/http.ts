@@ -5,8 +5,8 @@
 // RateLimit pair of the previous answer is read and the suite waits for the window to
 // reset rather than spend the caller's last requests.
 import { parseList, Token, type Item } from "structured-headers";
-import { checkAnswer, errorCodes, matchOperation, responseFor, schemaValidator, statusOf, type Operation } from "../contract/index.ts";
-import { bodyRuleOf, classify, envelopeRule, errorCodeOf, isCollection, PAGED_OPS, RECORD_OPS } from "./classify.ts";
+import { checkAnswer, errorCodes, matchOperation, responseFor, schemaValidator, statusOf, type JsonObject, type Operation } from "../contract/index.ts";
+import { bodyRuleOf, classify, envelopeRule, errorCodeOf, isCollection, notRouted, PAGED_OPS, RECORD_OPS } from "./classify.ts";
 import type { Cited, Results } from "./results.ts";
 import { EventStream, type Frame, type StreamHooks } from "./sse.ts";
 
@@ -146,6 +146,8 @@ export class Target {
   /** Seconds the suite waited or moved the target's clock, for any reason. */
   elapsedSeconds = 0;
   openStreams = new Set<EventStream>();
+  /** Refusals asked for in Russian (`Accept-Language: ru`): their code and whether `user_message` was Russian. */
+  readonly localisation: { code: string; russian: boolean }[] = [];
   #seq = 0;
   #run = `${Date.now().toString(36)}${(runSeq++).toString(36)}`;
   #windows = new Map<string, WindowSeen>();
@@ -325,6 +327,11 @@ export class Target {
     const fail = (rule: string, message: string) => {
       failedHere.add(rule);
       r.fail(rule, message, ex.cite);
+      // Two rules of the seed say that every failure answers the envelope.
+      if (rule === "W-5") {
+        failedHere.add("EP-1");
+        r.fail("EP-1", message, ex.cite);
+      }
     };
 
     this.#prismFindings(ex);
@@ -332,6 +339,9 @@ export class Target {
     if (ex.operation) {
       const violations = checkAnswer(ex.operation, { status: ex.status, headers: ex.headers, body: ex.text });
       for (const v of violations) fail(classify(ex.operation, ex.status, v, ex.json, context), v.message);
+      // A 405, or a 404 where the contract names no object to miss (no 404 declared), means
+      // the server does not have the route.
+      if (ex.status === 405 || (ex.status === 404 && !(ex.operation.op.responses as JsonObject)["404"])) fail("EP-4", notRouted(ex.operation, ex));
       const op = ex.operation.operationId;
       if (ex.status < 300 && ex.json !== undefined) {
         const rule = bodyRuleOf(op);
@@ -348,7 +358,14 @@ export class Target {
     if (isV1) {
       touched.add("EP-2");
       const echoed = ex.headers.get("x-request-id");
-      if (!ex.operation && !echoed) fail("EP-2", "no X-Request-Id in the answer");
+      // A status the contract does not declare for the route (or a route it does not have)
+      // was checked against no response: its headers are held to those every /v1 answer carries.
+      if (!ex.operation || !responseFor(ex.operation, ex.status)) {
+        const general = generalAnswerOf(ex);
+        for (const v of checkAnswer(general, { status: ex.status, headers: ex.headers, body: "" })) {
+          if (v.message.startsWith("header ")) fail(classify(general, ex.status, v, ex.json, context), v.message);
+        }
+      }
       if (!this.o.staticMock && ex.sentRequestId && echoed && echoed !== ex.sentRequestId) {
         fail("EP-2", `X-Request-Id ${JSON.stringify(echoed)} does not repeat the one sent (${JSON.stringify(ex.sentRequestId)})`);
       }
@@ -383,11 +400,13 @@ export class Target {
     // checkAnswer validated the body when the status is declared; otherwise (an unknown
     // route, an undeclared status) the envelope is checked here.
     const declared = ex.operation !== undefined && responseFor(ex.operation, ex.status) !== undefined;
+    if (body === undefined) {
+      fail("W-5", `a failure whose body is not JSON: ${JSON.stringify(ex.text.slice(0, 100))}`);
+      const leak = STACK.find((p) => p.test(ex.text));
+      if (leak) fail("ENV-6", `a stack trace or framework message in the body: ${JSON.stringify(ex.text.slice(0, 120))}`);
+      return;
+    }
     if (!declared) {
-      if (body === undefined) {
-        fail("W-5", `a failure whose body is not JSON: ${JSON.stringify(ex.text.slice(0, 100))}`);
-        return;
-      }
       if (!envelopeValid(body)) {
         for (const e of envelopeValid.errors ?? []) {
           const message = `body${e.instancePath} ${e.message ?? "is not valid"}${e.keyword === "required" ? ` '${String((e.params as { missingProperty?: string }).missingProperty)}'` : ""}`;
@@ -408,11 +427,11 @@ export class Target {
       touched.add("ENV-5");
       touched.add("ERR-4");
     }
-    const texts = [error.message, error.user_message, ...(Array.isArray(error.details) ? error.details.map((d: { message?: unknown }) => d?.message) : [])]
-      .filter((t): t is string => typeof t === "string");
+    // Every text of the body, not only the envelope's own fields: a trace is often a field
+    // of its own (`error.stack`, `error.trace` as a list of frames).
     touched.add("ENV-6");
-    const leak = texts.find((t) => STACK.some((p) => p.test(t)));
-    if (leak) fail("ENV-6", `a stack trace or framework message in the body: ${JSON.stringify(leak.slice(0, 120))}`);
+    const leak = textsOf(body, "").find(([, t]) => STACK.some((p) => p.test(t)));
+    if (leak) fail("ENV-6", `a stack trace or framework message in the body at ${leak[0]}: ${JSON.stringify(leak[1].slice(0, 120))}`);
     if (typeof error.message === "string") {
       touched.add("ENV-2");
       if (CYRILLIC.test(error.message)) fail("ENV-2", `error.message is not English: ${JSON.stringify(error.message.slice(0, 80))}`);
@@ -421,6 +440,13 @@ export class Target {
     if (typeof error.user_message === "string" && !russian) {
       touched.add("ENV-3");
       if (CYRILLIC.test(error.user_message)) fail("ENV-3", "error.user_message is Russian although the request did not ask for Russian");
+    }
+    if (typeof error.user_message === "string" && russian) {
+      // Russian, or the English message where no translation exists; whether the server
+      // translates at all is judged over the run (see `localisation`).
+      const inRussian = CYRILLIC.test(error.user_message);
+      this.localisation.push({ code: code ?? String(error.code), russian: inRussian });
+      if (!inRussian && error.user_message !== error.message) fail("ENV-3", "with Accept-Language: ru, user_message is neither Russian nor equal to message");
     }
     if (!this.o.staticMock && typeof error.request_id === "string" && ex.sentRequestId) {
       touched.add("ENV-4");
@@ -570,6 +596,17 @@ export class Target {
   }
 }
 
+/**
+ * The route of an answer whose status (or route) the contract does not declare, with the
+ * one response every `/v1` answer's headers can be held to: the contract's `NotFound`
+ * (X-Request-Id, Cache-Control, Vary, as on every error of `/v1`).
+ */
+function generalAnswerOf(ex: Exchange): Operation {
+  const responses: JsonObject = { [String(ex.status)]: { $ref: "#/components/responses/NotFound" } };
+  const base = ex.operation ?? { method: ex.method.toLowerCase() as Operation["method"], path: ex.path.split("?")[0]!, operationId: "", parameters: [], scope: null, schemes: [], op: {} };
+  return { ...base, op: { ...base.op, responses } };
+}
+
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host === "::1";
 }
@@ -594,6 +631,13 @@ function itemName(item: Item): string | undefined {
 function param(item: Item, key: string): number | undefined {
   const v = item[1].get(key);
   return typeof v === "number" ? v : undefined;
+}
+
+/** Every string in a JSON value with its dotted path (`error.trace.0`). */
+function textsOf(value: unknown, path: string): [string, string][] {
+  if (typeof value === "string") return [[path || "body", value]];
+  if (!value || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([k, v]) => textsOf(v, path ? `${path}.${k}` : k));
 }
 
 /** Collects field names that are not snake_case and `_cc` fields that are not integers. */

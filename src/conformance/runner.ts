@@ -4,7 +4,7 @@ import { Ctx, type Check } from "./context.ts";
 import { Target, NoAnswer, QuotaStop } from "./http.ts";
 import { resolve, type ConformanceOptions } from "./options.ts";
 import { Results, type RuleRow } from "./results.ts";
-import { discovery, envelope, Fatal, keyPlacement, ladder, routes } from "./checks/basics.ts";
+import { discovery, envelope, Fatal, keyPlacement, ladder, localisation, routes } from "./checks/basics.ts";
 import { paging } from "./checks/paging.ts";
 import { batch, readGenerations } from "./checks/generations.ts";
 import { knowledge, models, pricing } from "./checks/catalog.ts";
@@ -54,6 +54,7 @@ export const CHECKS: readonly Check[] = [
   oauthToken,
   oauthDocument,
   windows,
+  localisation,
   heartbeatEnd,
 ];
 
