@@ -36,9 +36,11 @@ Without --base-url it starts the simulator and uses its demo keys.
   --static-mock           the target is a static mock: only checks a mock can meet
   --prism-mock            start prism mock on the document and run against it (implies --static-mock)
   --only IDS              comma-separated rule ids or prefixes (e.g. PAGE,EVT-9)
+  --min-coverage PERCENT  fail the run when fewer seed rules than that were exercised
   --json                  print the report as JSON instead of the table
   --junit FILE            also write a JUnit XML report
   --all                   list every rule in the table, n/a ones included
+  --coverage              add the table of statuses by operation (declared vs seen)
   --quick                 skip the heartbeat check (it waits up to 18 s)
   --reserve N             requests to leave in every rate window (default 5)
   --max-wait SECONDS      most seconds to wait for rate windows in total (default 120)
@@ -106,6 +108,8 @@ async function main(argv: string[]): Promise<number> {
       "static-mock": { type: "boolean" },
       "prism-mock": { type: "boolean" },
       only: { type: "string" },
+      "min-coverage": { type: "string" },
+      coverage: { type: "boolean" },
       json: { type: "boolean" },
       junit: { type: "string" },
       all: { type: "boolean" },
@@ -154,6 +158,8 @@ async function main(argv: string[]): Promise<number> {
     clientDocument: values["oauth-client-document"] ?? process.env.HUB_OAUTH_CLIENT_DOCUMENT,
   };
   if (oauth.clientId && !oauth.redirectUri) throw new Usage("--oauth-client-id needs --oauth-redirect-uri (a redirect address registered for that client)");
+  const minCoverage = num(values["min-coverage"], "min-coverage");
+  if (minCoverage !== undefined && minCoverage > 100) throw new Usage(`--min-coverage is a percentage of the seed rules, 0 to 100; got ${minCoverage}`);
   let advance: ConformanceOptions["advance"];
   let sim: RunningSimulator | undefined;
 
@@ -228,13 +234,14 @@ async function main(argv: string[]): Promise<number> {
         requestTimeoutMs: num(values.timeout, "timeout"),
         quick: values.quick,
         only: values.only?.split(",").map((s) => s.trim()).filter(Boolean),
+        minCoverage,
         advance,
         log: values.verbose ? log : undefined,
       },
       { prism: Boolean(values.prism) },
     );
     if (values.json) console.log(renderJson(report));
-    else console.log(renderTable(report, { all: values.all, width: process.stdout.columns || 100 }));
+    else console.log(renderTable(report, { all: values.all, coverage: values.coverage, width: process.stdout.columns || 100 }));
     if (values.junit) {
       writeFileSync(values.junit, renderJunit(report));
       log(`JUnit report written to ${values.junit}`);

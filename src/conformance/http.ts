@@ -146,6 +146,8 @@ export class Target {
   /** Seconds the suite waited or moved the target's clock, for any reason. */
   elapsedSeconds = 0;
   openStreams = new Set<EventStream>();
+  /** Answers seen per operation and status (the coverage table). */
+  readonly statusesSeen = new Map<string, Map<number, number>>();
   /** Refusals asked for in Russian (`Accept-Language: ru`): their code and whether `user_message` was Russian. */
   readonly localisation: { code: string; russian: boolean }[] = [];
   #seq = 0;
@@ -337,6 +339,9 @@ export class Target {
     this.#prismFindings(ex);
 
     if (ex.operation) {
+      const seen = this.statusesSeen.get(ex.operation.operationId) ?? new Map<number, number>();
+      seen.set(ex.status, (seen.get(ex.status) ?? 0) + 1);
+      this.statusesSeen.set(ex.operation.operationId, seen);
       const violations = checkAnswer(ex.operation, { status: ex.status, headers: ex.headers, body: ex.text });
       for (const v of violations) fail(classify(ex.operation, ex.status, v, ex.json, context), v.message);
       // A 405, or a 404 where the contract names no object to miss (no 404 declared), means

@@ -70,6 +70,11 @@ export interface ConformanceOptions {
   requestTimeoutMs?: number;
   /** Skip the checks that wait in real time (the heartbeat: up to 15 s + slack). */
   quick?: boolean;
+  /**
+   * A floor for the share of seed rules the run exercises (pass or fail), in percent: a
+   * run under it fails (`report.coverage.rules.met` false, exit status 1).
+   */
+  minCoverage?: number;
   /** Only these rule ids (or id prefixes such as `PAGE`); default all. */
   only?: string[];
   /**
@@ -90,6 +95,9 @@ export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | 
 }
 
 export function resolve(o: ConformanceOptions): Resolved {
+  if (o.minCoverage !== undefined && !(o.minCoverage >= 0 && o.minCoverage <= 100)) {
+    throw new RangeError(`minCoverage is a percentage of the seed rules, 0 to 100; got ${o.minCoverage}`);
+  }
   return {
     o,
     baseUrl: o.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, ""),

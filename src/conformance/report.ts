@@ -1,6 +1,7 @@
 // The report as a terminal table, as JSON, and as JUnit XML for CI.
 import type { RuleRow } from "./results.ts";
-import type { Report } from "./runner.ts";
+import { floorShortfall, renderStatusTable, ruleCoverageText } from "./coverage.ts";
+import { exitCode, type Report } from "./runner.ts";
 
 const VERDICT: Record<RuleRow["verdict"], string> = { pass: "PASS", fail: "FAIL", "n/a": "n/a " };
 
@@ -16,6 +17,8 @@ function credentials(report: Report): string {
 export interface TableOptions {
   /** Show every rule (default: passes and failures, and one line listing the n/a ids per reason). */
   all?: boolean;
+  /** Add the table of statuses by operation (default: one line counting them). */
+  coverage?: boolean;
   width?: number;
 }
 
@@ -69,8 +72,16 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
     out.push(`Stopped early: ${report.stopped}`);
   }
   out.push("");
+  const statuses = report.coverage.statuses;
+  if (options.coverage) out.push(...renderStatusTable(statuses));
+  else out.push(`Statuses: ${statuses.observed} of ${statuses.declared} declared (operation, status) pairs seen (--coverage for the table)`);
+  const shortfall = floorShortfall(report.coverage.rules);
+  if (shortfall) out.push(`Coverage under its floor: ${shortfall}`);
+  out.push("");
   const s = report.summary;
-  out.push(`${s.fail === 0 && report.errors.length === 0 ? "PASSED" : "FAILED"}: ${s.pass} pass, ${s.fail} fail, ${s.notApplicable} n/a of ${report.rows.length} seed rules · ${report.requests.total} requests (${credentials(report)}), waited ${report.requests.waitedSeconds} s, ${(report.durationMs / 1000).toFixed(1)} s`);
+  const rules = report.coverage.rules;
+  const floor = rules.floor !== undefined ? ` (floor ${rules.floor}%)` : "";
+  out.push(`${exitCode(report) === 0 ? "PASSED" : "FAILED"}: ${s.pass} pass, ${s.fail} fail, ${s.notApplicable} n/a of ${report.rows.length} seed rules; ${ruleCoverageText(rules)}${floor} · ${report.requests.total} requests (${credentials(report)}), waited ${report.requests.waitedSeconds} s, ${(report.durationMs / 1000).toFixed(1)} s`);
   return out.join("\n");
 }
 
@@ -87,8 +98,8 @@ export function renderJunit(report: Report): string {
   for (const row of report.rows) sections.set(row.section, [...(sections.get(row.section) ?? []), row]);
   const lines: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const prismFailures = report.prism?.findings.filter((f) => f.location[0] === "response") ?? [];
-  const total = report.rows.length + (report.prism ? 1 : 0);
-  const failures = report.summary.fail + (prismFailures.length > 0 ? 1 : 0);
+  const total = report.rows.length + (report.prism ? 1 : 0) + (report.coverage.rules.floor !== undefined ? 1 : 0);
+  const failures = report.summary.fail + (prismFailures.length > 0 ? 1 : 0) + (report.coverage.rules.met ? 0 : 1);
   lines.push(`<testsuites name="conformance" tests="${total}" failures="${failures}" errors="${report.errors.length}" skipped="${report.summary.notApplicable}" time="${(report.durationMs / 1000).toFixed(3)}">`);
   for (const [section, rows] of sections) {
     const f = rows.filter((r) => r.verdict === "fail").length;
@@ -119,6 +130,25 @@ export function renderJunit(report: Report): string {
     lines.push("    </testcase>");
     lines.push("  </testsuite>");
   }
+  const rules = report.coverage.rules;
+  const floorCase = rules.floor !== undefined ? 1 : 0;
+  lines.push(`  <testsuite name="conformance: coverage" tests="${floorCase}" failures="${rules.met ? 0 : 1}" errors="0" skipped="0">`);
+  lines.push("    <properties>");
+  lines.push(`      <property name="rules_exercised" value="${rules.exercised}"/>`);
+  lines.push(`      <property name="rules_total" value="${rules.total}"/>`);
+  lines.push(`      <property name="rules_exercised_percent" value="${rules.percent.toFixed(1)}"/>`);
+  if (rules.floor !== undefined) lines.push(`      <property name="min_coverage_percent" value="${rules.floor}"/>`);
+  lines.push(`      <property name="statuses_declared" value="${report.coverage.statuses.declared}"/>`);
+  lines.push(`      <property name="statuses_seen" value="${report.coverage.statuses.observed}"/>`);
+  lines.push("    </properties>");
+  if (rules.floor !== undefined) {
+    lines.push(`    <testcase classname="conformance.coverage" name="${xml(`at least ${rules.floor}% of the seed rules exercised`)}" time="0">`);
+    const shortfall = floorShortfall(rules);
+    if (shortfall) lines.push(`      <failure message="${xml(shortfall)}" type="coverage">${xml(shortfall)}</failure>`);
+    lines.push(`      <system-out>${xml(ruleCoverageText(rules))}</system-out>`);
+    lines.push("    </testcase>");
+  }
+  lines.push("  </testsuite>");
   if (report.errors.length > 0) {
     lines.push(`  <testsuite name="conformance: checks" tests="${report.errors.length}" failures="0" errors="${report.errors.length}" skipped="0">`);
     for (const e of report.errors) lines.push(`    <testcase classname="conformance.checks" name="${xml(e.check)}" time="0"><error message="${xml(e.message)}"/></testcase>`);

@@ -19,6 +19,7 @@ import { billing } from "./checks/billing.ts";
 import { session } from "./checks/session.ts";
 import { oauthClients, oauthDocument, oauthFlow, oauthToken } from "./checks/oauth.ts";
 import type { PrismFinding } from "./http.ts";
+import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
 export const CHECKS: readonly Check[] = [
@@ -85,6 +86,8 @@ export interface Report {
   prism?: { findings: PrismFinding[]; responseViolations: number };
   /** Checks that threw (a defect of the suite or an answer it could not read). */
   errors: { check: string; message: string }[];
+  /** Rules exercised (against `minCoverage`), and statuses seen per operation against those declared. */
+  coverage: Coverage;
 }
 
 export interface RunExtras {
@@ -197,12 +200,14 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
     ...(stopped ? { stopped } : {}),
     ...(extras.prism ? { prism: { findings, responseViolations: findings.filter((f) => f.location[0] === "response").length } } : {}),
     errors,
+    coverage: { rules: ruleCoverage(rows, options.minCoverage), statuses: statusCoverage(target.statusesSeen) },
   };
 }
 
-/** Exit status for a report: 1 on any failed rule, any check error, or a Prism response violation. */
+/** Exit status for a report: 1 on any failed rule, any check error, a Prism response violation, or coverage under its floor. */
 export function exitCode(report: Report): number {
   if (report.summary.fail > 0 || report.errors.length > 0) return 1;
+  if (!report.coverage.rules.met) return 1;
   if (report.prism && report.prism.responseViolations > 0) return 1;
   return 0;
 }

@@ -58,6 +58,13 @@ describe("npm run conformance", () => {
     }
   });
 
+  it("PAGE-3: --min-coverage fails a run that exercised fewer rules, with the reason", async () => {
+    const run = await cli(["--only", "PAGE-3", "--quick", "--min-coverage", "90"]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/^Coverage under its floor: coverage [\d.]+% \(\d+ of \d+ rules exercised\) is under --min-coverage 90%$/m);
+    expect(run.stdout).toMatch(/^FAILED: \d+ pass, 0 fail, \d+ n\/a of \d+ seed rules; \d+ of \d+ rules exercised, \d+% \(floor 90%\)/m);
+  });
+
   it("answers --help and refuses bad usage with status 2", async () => {
     const help = await cli(["--help"]);
     expect(help.code).toBe(0);
@@ -69,6 +76,9 @@ describe("npm run conformance", () => {
     const badRole = await cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--key", "nobody=x"]);
     expect(badRole.code).toBe(2);
     expect(badRole.stderr).toMatch(/--key takes ROLE=KEY/);
+    const floor = await cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--min-coverage", "150"]);
+    expect(floor.code).toBe(2);
+    expect(floor.stderr).toMatch(/--min-coverage is a percentage of the seed rules, 0 to 100; got 150/);
     const originOnly = await cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--origin", "http://localhost"]);
     expect(originOnly.code).toBe(2);
     expect(originOnly.stderr).toMatch(/--origin is the Origin allowed for a site session: give --session-cookie too/);
