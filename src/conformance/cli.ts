@@ -4,8 +4,9 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/index.ts";
-import { KEY_ROLES, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
+import { KEY_ROLES, keyVariable, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
 import { startPrism, type RunningPrism } from "./prism.ts";
+import { renderHar } from "./har.ts";
 import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
 
@@ -39,6 +40,7 @@ Without --base-url it starts the simulator and uses its demo keys.
   --min-coverage PERCENT  fail the run when fewer seed rules than that were exercised
   --json                  print the report as JSON instead of the table
   --junit FILE            also write a JUnit XML report
+  --har FILE              also write the exchanges failures cite as a HAR 1.2 file (secrets masked)
   --all                   list every rule in the table, n/a ones included
   --coverage              add the table of statuses by operation (declared vs seen)
   --quick                 skip the heartbeat check (it waits up to 18 s)
@@ -112,6 +114,7 @@ async function main(argv: string[]): Promise<number> {
       coverage: { type: "boolean" },
       json: { type: "boolean" },
       junit: { type: "string" },
+      har: { type: "string" },
       all: { type: "boolean" },
       quick: { type: "boolean" },
       reserve: { type: "string" },
@@ -128,7 +131,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const keys: Partial<Record<KeyRole, string>> = {};
   for (const role of Object.keys(KEY_ROLES) as KeyRole[]) {
-    const env = process.env[`HUB_KEY_${role.toUpperCase().replace(/-/g, "_")}`];
+    const env = process.env[keyVariable(role)];
     if (env) keys[role] = env;
   }
   for (const pair of values.key ?? []) {
@@ -245,6 +248,10 @@ async function main(argv: string[]): Promise<number> {
     if (values.junit) {
       writeFileSync(values.junit, renderJunit(report));
       log(`JUnit report written to ${values.junit}`);
+    }
+    if (values.har) {
+      writeFileSync(values.har, renderHar(report));
+      log(`HAR file of ${report.exchanges.length} failing exchange(s) written to ${values.har}`);
     }
     return exitCode(report);
   } finally {

@@ -6,7 +6,8 @@
 // reset rather than spend the caller's last requests.
 import { parseList, Token, type Item } from "structured-headers";
 import { checkAnswer, errorCodes, matchOperation, responseFor, schemaValidator, statusOf, type JsonObject, type Operation } from "../contract/index.ts";
-import { bodyRuleOf, classify, envelopeRule, errorCodeOf, isCollection, notRouted, PAGED_OPS, RECORD_OPS } from "./classify.ts";
+import { bodyRuleOf, classify, envelopeRule, errorCodeOf, isCollection, notRouted, operationLabel, PAGED_OPS, RECORD_OPS } from "./classify.ts";
+import type { ExchangeRecord, SentRequest } from "./exchange-record.ts";
 import type { Cited, Results } from "./results.ts";
 import { EventStream, type Frame, type StreamHooks } from "./sse.ts";
 
@@ -25,6 +26,8 @@ export interface Exchange {
   /** Which credential was used (`main`, `other`, a role, or `none`). */
   label: string;
   sentRequestId?: string;
+  /** The request as sent and the answer, for a reproduction (curl, HAR). */
+  record: ExchangeRecord;
   cite: Cited;
 }
 
@@ -257,6 +260,7 @@ export class Target {
     }
     const url = spec.url ?? (spec.direct ? this.o.baseUrl : (this.o.viaUrl ?? this.o.baseUrl)) + spec.path;
     const described = `${method} ${spec.path}`;
+    const started = Date.now();
     let res: Response | undefined;
     let text = "";
     let bytes: Uint8Array | undefined;
@@ -281,14 +285,18 @@ export class Target {
         clearTimeout(timer);
       }
     }
-    const ex = this.#exchange(method, spec.path, res.status, res.headers, text, label, sent);
+    const sentBody = spec.bytes ?? (typeof body === "string" ? body : undefined);
+    // Reproduced at the server's own address, not through a proxy the suite put in front.
+    const replayUrl = spec.url ?? this.o.baseUrl + spec.path;
+    const request: SentRequest = { method, url: replayUrl, headers, ...(sentBody !== undefined ? { body: sentBody } : {}) };
+    const ex = this.#exchange(method, spec.path, res.status, res.headers, text, label, sent, request, started);
     if (bytes) ex.bytes = bytes;
     this.o.log?.(`  ${described} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
     if (!spec.bare) this.observe(ex, spec.rule, { acceptLanguage: headers["accept-language"], deliberate: false });
     return ex;
   }
 
-  #exchange(method: string, path: string, status: number, headers: Headers, text: string, label: string, sent: string | undefined): Exchange {
+  #exchange(method: string, path: string, status: number, headers: Headers, text: string, label: string, sent: string | undefined, request: SentRequest, started: number): Exchange {
     let json: unknown;
     if ((headers.get("content-type") ?? "").includes("json") && text.length > 0) {
       try {
@@ -301,6 +309,7 @@ export class Target {
     const echoed = headers.get("x-request-id") ?? undefined;
     const bodyId = (json as { error?: { request_id?: unknown } } | undefined)?.error?.request_id;
     const requestId = echoed ?? (typeof bodyId === "string" ? bodyId : undefined) ?? sent;
+    const record: ExchangeRecord = { sent: request, status, headers: [...headers], text, startedAt: new Date(started).toISOString(), ms: Date.now() - started };
     return {
       method,
       path,
@@ -311,7 +320,8 @@ export class Target {
       operation,
       label,
       sentRequestId: sent,
-      cite: { requestId, request: `${method} ${path} -> ${status}` },
+      record,
+      cite: { requestId, request: `${method} ${path} -> ${status}`, ...(operation ? { operation: operationLabel(operation) } : {}), exchange: record },
     };
   }
 
@@ -544,6 +554,7 @@ export class Target {
     headers.accept = "text/event-stream";
     if (spec.lastEventId !== undefined) headers["last-event-id"] = spec.lastEventId;
     const path = `/v1/events${spec.query ?? ""}`;
+    const started = Date.now();
     this.#count(label);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error(`no answer after ${this.o.requestTimeoutMs} ms`)), this.o.requestTimeoutMs);
@@ -560,7 +571,7 @@ export class Target {
     if (!isStream) {
       text = await res.text().catch(() => "");
     }
-    const ex = this.#exchange("GET", path, res.status, res.headers, text, label, sent);
+    const ex = this.#exchange("GET", path, res.status, res.headers, text, label, sent, { method: "GET", url: this.o.baseUrl + path, headers }, started);
     this.o.log?.(`  GET ${path} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}${isStream ? " (stream)" : ""}`);
     this.observe(ex, spec.rule, { deliberate: false });
     if (!isStream) return { exchange: ex };
@@ -578,7 +589,7 @@ export class Target {
   /** Every frame against the contract's EventFrame, charged to the rule of its event. */
   #checkFrame(frame: Frame, opened: Exchange): void {
     const rule = frame.event === "generation.status_changed" ? "EVT-1" : frame.event === "reset" ? "EVT-2" : frame.event === "terminated" ? "EVT-7" : "EVT-5";
-    const cite = { requestId: opened.cite.requestId, request: `frame ${frame.event} of ${opened.cite.request}` };
+    const cite = { ...opened.cite, request: `frame ${frame.event} of ${opened.cite.request}` };
     if (frame.data === undefined) {
       this.results.fail("EVT-5", `the data of a ${frame.event} frame is not JSON: ${JSON.stringify(frame.raw.slice(0, 80))}`, cite);
       return;

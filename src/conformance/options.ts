@@ -1,4 +1,5 @@
 // What a run is given: the server, its keys, and what it may do there.
+import type { Secret } from "./exchange-record.ts";
 
 /**
  * Extra keys, each reaching one rung of the refusal ladder or one refusal of a submit.
@@ -84,6 +85,24 @@ export interface ConformanceOptions {
   advance?: (seconds: number) => Promise<void>;
   /** Progress lines (verbose output). */
   log?: (line: string) => void;
+}
+
+/**
+ * The secrets a run was given, each with the environment variable the CLI reads it from:
+ * a reproduction names the variable instead of the secret.
+ */
+export function secretsOf(o: ConformanceOptions): Secret[] {
+  const list: Secret[] = [{ value: o.apiKey, variable: "HUB_API_KEY" }];
+  if (o.otherApiKey) list.push({ value: o.otherApiKey, variable: "HUB_OTHER_API_KEY" });
+  for (const [role, key] of Object.entries(o.keys ?? {})) if (key) list.push({ value: key, variable: keyVariable(role) });
+  if (o.session?.cookie) list.push({ value: o.session.cookie, variable: "HUB_SESSION_COOKIE" });
+  if (o.oauthToken) list.push({ value: o.oauthToken, variable: "HUB_OAUTH_TOKEN" });
+  return list;
+}
+
+/** `read-only` -> `HUB_KEY_READ_ONLY`. */
+export function keyVariable(role: string): string {
+  return `HUB_KEY_${role.toUpperCase().replace(/-/g, "_")}`;
 }
 
 export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | "maxWaitSeconds" | "settleSeconds" | "requestTimeoutMs">> {

@@ -1,5 +1,5 @@
 // The report as a terminal table, as JSON, and as JUnit XML for CI.
-import type { RuleRow } from "./results.ts";
+import type { Failure, RuleRow } from "./results.ts";
 import { floorShortfall, renderStatusTable, ruleCoverageText } from "./coverage.ts";
 import { exitCode, type Report } from "./runner.ts";
 
@@ -12,6 +12,13 @@ function clip(text: string, width: number): string {
 
 function credentials(report: Report): string {
   return Object.entries(report.requests.byCredential).map(([k, v]) => `${k} ${v}`).join(", ");
+}
+
+/** ` [listGenerations (GET /v1/generations): GET /v1/generations?limit=101 -> 200, request id …]` */
+function citation(f: Failure): string {
+  const request = f.request ? (f.operation ? `${f.operation}: ${f.request}` : f.request) : undefined;
+  const where = [request, f.requestId ? `request id ${f.requestId}` : undefined].filter(Boolean).join(", ");
+  return where ? ` [${where}]` : "";
 }
 
 export interface TableOptions {
@@ -44,8 +51,8 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
     }
     out.push(`  ${VERDICT[row.verdict]}  ${row.id.padEnd(9)} ${clip(row.rule, width - 18)}`);
     for (const f of row.failures) {
-      const where = [f.request, f.requestId ? `request id ${f.requestId}` : undefined].filter(Boolean).join(", ");
-      out.push(`        - ${f.message}${where ? ` [${where}]` : ""}`);
+      out.push(`        - ${f.message}${citation(f)}`);
+      if (f.curl) out.push(`          $ ${f.curl}`);
     }
     if (row.reason) out.push(`        (${row.reason})`);
   }
@@ -108,7 +115,7 @@ export function renderJunit(report: Report): string {
     for (const row of rows) {
       lines.push(`    <testcase classname="${xml(`conformance.${section}`)}" name="${xml(`${row.id}: ${row.rule}`)}" time="0">`);
       if (row.verdict === "fail") {
-        const body = row.failures.map((x) => `${x.message}${x.request ? ` [${x.request}]` : ""}${x.requestId ? ` [request id ${x.requestId}]` : ""}`).join("\n");
+        const body = row.failures.map((x) => `${x.message}${citation(x)}${x.curl ? `\n  $ ${x.curl}` : ""}`).join("\n");
         lines.push(`      <failure message="${xml(row.failures[0]?.message ?? "failed")}" type="conformance">${xml(body)}</failure>`);
       } else if (row.verdict === "n/a") {
         lines.push(`      <skipped message="${xml(row.reason ?? "not applicable")}"/>`);

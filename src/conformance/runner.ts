@@ -2,7 +2,7 @@
 import { seedRules } from "../contract/index.ts";
 import { Ctx, type Check } from "./context.ts";
 import { Target, NoAnswer, QuotaStop } from "./http.ts";
-import { resolve, type ConformanceOptions } from "./options.ts";
+import { resolve, secretsOf, type ConformanceOptions } from "./options.ts";
 import { Results, type RuleRow } from "./results.ts";
 import { discovery, envelope, Fatal, keyPlacement, ladder, localisation, routes } from "./checks/basics.ts";
 import { paging } from "./checks/paging.ts";
@@ -20,6 +20,7 @@ import { session } from "./checks/session.ts";
 import { oauthClients, oauthDocument, oauthFlow, oauthToken } from "./checks/oauth.ts";
 import type { PrismFinding } from "./http.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
+import { Masker, type MaskedExchange } from "./exchange-record.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
 export const CHECKS: readonly Check[] = [
@@ -88,6 +89,8 @@ export interface Report {
   errors: { check: string; message: string }[];
   /** Rules exercised (against `minCoverage`), and statuses seen per operation against those declared. */
   coverage: Coverage;
+  /** The exchanges that failures cite (`Failure.exchange`), secrets masked: the HAR file's entries. */
+  exchanges: MaskedExchange[];
 }
 
 export interface RunExtras {
@@ -102,7 +105,7 @@ function selected(check: Check, only: string[] | undefined): boolean {
 
 export async function runConformance(options: ConformanceOptions, extras: RunExtras = {}): Promise<Report> {
   const r = resolve(options);
-  const results = new Results();
+  const results = new Results(new Masker(secretsOf(options)));
   const labels = new Map<string, string>([[options.apiKey, "main"]]);
   if (options.otherApiKey) labels.set(options.otherApiKey, "other");
   for (const [role, key] of Object.entries(options.keys ?? {})) if (key) labels.set(key, role);
@@ -201,6 +204,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
     ...(extras.prism ? { prism: { findings, responseViolations: findings.filter((f) => f.location[0] === "response").length } } : {}),
     errors,
     coverage: { rules: ruleCoverage(rows, options.minCoverage), statuses: statusCoverage(target.statusesSeen) },
+    exchanges: results.exchanges,
   };
 }
 

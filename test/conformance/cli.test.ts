@@ -46,8 +46,14 @@ describe("npm run conformance", () => {
     const sim = await startSim({ clockSpeed: 1 });
     const proxy = await startProxy(sim.url, DOUBLES.find((d) => d.rule === "PAGE-3")!.make(sim));
     try {
-      const run = await cli(["--only", "PAGE-3", "--quick"], { HUB_BASE_URL: proxy.url, HUB_API_KEY: "ghk_demo_full" });
+      const har = join(mkdtempSync(join(tmpdir(), "conformance-")), "failures.har");
+      const run = await cli(["--only", "PAGE-3", "--quick", "--har", har], { HUB_BASE_URL: proxy.url, HUB_API_KEY: "ghk_demo_full" });
       expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toMatch(/^ {10}\$ curl -sS -i -X GET '\S+\/v1\/generations\?limit=101' -H "Authorization: Bearer \$\{HUB_API_KEY\}"/m);
+      expect(run.stderr).toMatch(/HAR file of \d+ failing exchange\(s\) written to /);
+      const log = JSON.parse(readFileSync(har, "utf8")).log;
+      expect(log.entries.some((e: { request: { url: string } }) => e.request.url.endsWith("/v1/generations?limit=101"))).toBe(true);
+      expect(readFileSync(har, "utf8")).not.toContain("ghk_demo_full");
       expect(run.stdout).toMatch(/^  FAIL  PAGE-3 /m);
       expect(run.stdout).toMatch(/limit=101 answered 200 .*request id conformance-/);
       expect(run.stdout).toMatch(/^FAILED: /m);

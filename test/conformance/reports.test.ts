@@ -1,10 +1,35 @@
 // What a report tells a backend engineer beyond the verdicts: how much of the seed the
-// run covered (and a floor for CI), and which statuses of which operation it saw.
+// run covered (and a floor for CI), which statuses of which operation it saw, and for
+// each failure the operation, a curl line that sends the request again (secrets masked)
+// and a HAR file of the failing exchanges.
+import { execFile } from "node:child_process";
+import { createRequire } from "node:module";
+import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
-import { exitCode, renderJunit, renderTable, runConformance } from "../../src/conformance/index.ts";
+import { exitCode, renderHar, renderJson, renderJunit, renderTable, runConformance, type Report } from "../../src/conformance/index.ts";
 import { statusCoverage } from "../../src/conformance/coverage.ts";
+import { Masker } from "../../src/conformance/exchange-record.ts";
 import { operationById, seedRules } from "../../src/contract/index.ts";
-import { withSim } from "./support/run.ts";
+import { DOUBLES } from "./support/doubles.ts";
+import { startProxy } from "./support/proxy.ts";
+import { startSim, withSim } from "./support/run.ts";
+
+/** Runs a shell line (a report's curl) and gives its output. */
+function shell(line: string, env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => execFile("bash", ["-c", line], { env: { ...process.env, ...env }, maxBuffer: 1 << 24 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))));
+}
+
+/** The PAGE-3 double (limit clamped) run for PAGE-3 only. */
+async function clampedRun(): Promise<Report> {
+  const sim = await startSim();
+  const proxy = await startProxy(sim.url, DOUBLES.find((d) => d.rule === "PAGE-3")!.make(sim));
+  try {
+    return await runConformance({ baseUrl: proxy.url, apiKey: "ghk_demo_full", otherApiKey: "ghk_demo_other", only: ["PAGE-3"] });
+  } finally {
+    await proxy.close();
+    await sim.close();
+  }
+}
 
 describe("coverage of the seed rules", () => {
   it("PAGE-3: says how many rules were exercised and fails a run under --min-coverage", async () => {
@@ -67,5 +92,83 @@ describe("statuses by operation", () => {
       expect(renderTable(report, { coverage: true })).toMatch(/^ {2}listGenerations +GET \/v1\/generations +200:\d+ 400:\d+ 401:- /m);
       expect(renderTable(report)).toMatch(/^Statuses: \d+ of \d+ declared \(operation, status\) pairs seen \(--coverage for the table\)$/m);
     });
+  });
+});
+
+describe("reproductions of failures", () => {
+  const masker = new Masker([
+    { value: "ghk_demo_full", variable: "HUB_API_KEY" },
+    { value: "ghk_demo_other", variable: "HUB_OTHER_API_KEY" },
+    { value: "ghk_demo_readonly", variable: "HUB_KEY_READ_ONLY" },
+    { value: "sid=s3cr3t-session", variable: "HUB_SESSION_COOKIE" },
+  ]);
+
+  it("writes the caller's secrets as the variables the CLI reads and cuts any other credential", () => {
+    const main = masker.curl({ method: "GET", url: "http://h/v1/whoami?api_key=ghk_demo_full", headers: { authorization: "Bearer ghk_demo_full", "x-request-id": "r1" } });
+    expect(main).toBe(`curl -sS -i -X GET "http://h/v1/whoami?api_key=\${HUB_API_KEY}" -H "Authorization: Bearer \${HUB_API_KEY}" -H 'X-Request-Id: r1'`);
+    expect(masker.curl({ method: "GET", url: "http://h/v1/me", headers: { authorization: "Bearer ghk_demo_readonly" } })).toContain(`"Authorization: Bearer \${HUB_KEY_READ_ONLY}"`);
+    expect(masker.curl({ method: "POST", url: "http://h/v1/subscription/cancel", headers: { cookie: "sid=s3cr3t-session", origin: "http://h" } })).toContain(`"Cookie: \${HUB_SESSION_COOKIE}"`);
+    const token = masker.curl({ method: "GET", url: "http://h/v1/me", headers: { authorization: "Bearer gho_4f9a8b7c6d5e4f3a2b1c" } });
+    expect(token).toContain("'Authorization: Bearer gho_…'");
+    expect(token).not.toContain("4f9a8b7c");
+    const form = masker.curl({ method: "POST", url: "http://h/oauth/token", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=refresh_token&refresh_token=ghr_abcdefghijkl&client_id=c1" });
+    expect(form).toContain("grant_type=refresh_token&refresh_token=ghr_…&client_id=c1");
+    expect(masker.text(JSON.stringify({ access_token: "gho_abcdefghijkl", token_type: "Bearer", error: { code: "invalid_request" } }))).toBe('{"access_token":"gho_…","token_type":"Bearer","error":{"code":"invalid_request"}}');
+    expect(masker.header("Set-Cookie", "sid=abcdefgh; Path=/")).toBe("sid=abcd…");
+  });
+
+  it("PAGE-3: a failure names its operation and a curl line that sends the request again, with the key as $HUB_API_KEY", async () => {
+    const sim = await startSim();
+    const proxy = await startProxy(sim.url, DOUBLES.find((d) => d.rule === "PAGE-3")!.make(sim));
+    try {
+      const report = await runConformance({ baseUrl: proxy.url, apiKey: "ghk_demo_full", only: ["PAGE-3"] });
+      const failure = report.rows.find((r) => r.id === "PAGE-3")!.failures.find((f) => /limit=101/.test(f.message))!;
+      expect(failure.operation).toBe("listGenerations (GET /v1/generations)");
+      expect(failure.curl).toMatch(/^curl -sS -i -X GET 'http:\/\/127\.0\.0\.1:\d+\/v1\/generations\?limit=101' -H "Authorization: Bearer \$\{HUB_API_KEY\}" -H 'X-Request-Id: conformance-[\w-]+'$/);
+      expect(renderTable(report)).toContain(`[listGenerations (GET /v1/generations): GET /v1/generations?limit=101 -> 200, request id ${failure.requestId}]\n          $ ${failure.curl}`);
+      expect(renderJunit(report)).toContain("$ curl -sS -i -X GET");
+      expect(renderJson(report)).not.toContain("ghk_demo_full");
+      // The line runs as is and meets the same fault.
+      const replay = await shell(failure.curl!, { HUB_API_KEY: "ghk_demo_full" });
+      expect(replay).toMatch(/^HTTP\/1\.1 200 /);
+      expect(JSON.parse(replay.slice(replay.indexOf("\r\n\r\n") + 4)).data.length).toBeGreaterThan(0);
+    } finally {
+      await proxy.close();
+      await sim.close();
+    }
+  });
+
+  it("writes a body too long for a command line as a generated run of its repeated character", async () => {
+    await withSim({}, async (sim) => {
+      const body = JSON.stringify({ type: "video", model: "video-model-a", negative_prompt: "x".repeat(3 * 1024 * 1024) });
+      const line = masker.curl({ method: "POST", url: `${sim.url}/v1/pricing/estimate`, headers: { authorization: "Bearer ghk_demo_full", "content-type": "application/json" }, body });
+      expect(line.length).toBeLessThan(1000);
+      // The generated body is the body sent, byte for byte.
+      expect(await shell(line.slice(0, line.indexOf(" | curl ")), {})).toBe(body);
+      const out = await shell(line, { HUB_API_KEY: "ghk_demo_full" });
+      expect(out).toMatch(/^HTTP\/1\.1 413 /m); // above the simulator's 1 MiB cap
+      expect(out).toContain('"code":"request_too_large"');
+    });
+  });
+
+  it("PAGE-3: --har's file is a HAR 1.2 log of the failing exchanges, valid against the HAR schema, secrets masked", async () => {
+    const report = await clampedRun();
+    const har = JSON.parse(renderHar(report));
+    const schemas = createRequire(import.meta.url)("har-schema") as Record<string, object>;
+    const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+    ajv.addMetaSchema((await import("ajv/dist/refs/json-schema-draft-06.json", { with: { type: "json" } })).default);
+    for (const [name, schema] of Object.entries(schemas)) if (name !== "har") ajv.addSchema(schema);
+    const validate = ajv.compile(schemas.har!);
+    expect(validate(har), JSON.stringify(validate.errors)).toBe(true);
+    expect(har.log.version).toBe("1.2");
+    const cited = report.rows.flatMap((r) => r.failures).filter((f) => f.exchange !== undefined);
+    expect(har.log.entries).toHaveLength(new Set(cited.map((f) => f.exchange)).size);
+    const entry = har.log.entries.find((e: any) => e.request.url.endsWith("?limit=101"));
+    expect(entry.comment).toMatch(/^PAGE-3: limit=101 answered 200 /);
+    expect(entry.request.headers).toContainEqual({ name: "authorization", value: "Bearer $HUB_API_KEY" });
+    expect(entry.request.queryString).toEqual([{ name: "limit", value: "101" }]);
+    expect(entry.response.status).toBe(200);
+    expect(JSON.parse(entry.response.content.text).data.length).toBeGreaterThan(0);
+    expect(JSON.stringify(har)).not.toContain("ghk_demo_full");
   });
 });
