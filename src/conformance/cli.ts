@@ -3,6 +3,7 @@
 // with its demo keys. Exit status: 0 when no rule failed, 1 otherwise, 2 on bad usage.
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { operations } from "../contract/index.ts";
 import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/index.ts";
 import { KEY_ROLES, keyVariable, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
 import { startPrism, type RunningPrism } from "./prism.ts";
@@ -36,6 +37,12 @@ Without --base-url it starts the simulator and uses its demo keys.
   --prism                 also send every request through prism proxy and report its violations
   --static-mock           the target is a static mock: only checks a mock can meet
   --prism-mock            start prism mock on the document and run against it (implies --static-mock)
+  --generate[=N]          also send N generated requests per operation (default 100):
+                          valid inputs at every edge of the contract's schemas and inputs
+                          with one fault each, judged by the seed's rules, findings shrunk
+  --seed INT              the seed of the generated requests (the same seed sends the same
+                          requests; default a random one, printed)
+  --operations IDS        generate for these operationIds only (comma-separated)
   --only IDS              comma-separated rule ids or prefixes (e.g. PAGE,EVT-9)
   --min-coverage PERCENT  fail the run when fewer seed rules than that were exercised
   --json                  print the report as JSON instead of the table
@@ -65,6 +72,33 @@ function num(value: string | undefined, flag: string): number | undefined {
 
 class Usage extends Error {}
 
+/** Requests per operation with a bare `--generate`. */
+const DEFAULT_GENERATED = 100;
+
+/** The simulator's windows when the CLI starts it for generated inputs: wide enough never to throttle a run. */
+const GENERATE_RATE_LIMITS = { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 };
+
+/** `--generate[=N]`, `--seed`, `--operations` as the library takes them. */
+function generateOption(count: string | undefined, seed: string | undefined, list: string | undefined): ConformanceOptions["generate"] {
+  if (count === undefined) {
+    if (seed !== undefined || list !== undefined) throw new Usage("--seed and --operations choose generated requests: give --generate too");
+    return undefined;
+  }
+  const perOperation = count === "" ? DEFAULT_GENERATED : Number(count);
+  if (!Number.isInteger(perOperation) || perOperation <= 0) throw new Usage(`--generate takes a number of requests per operation (a positive integer): --generate=${count}`);
+  const parsedSeed = seed === undefined ? undefined : Number(seed);
+  if (parsedSeed !== undefined && !Number.isSafeInteger(parsedSeed)) throw new Usage(`--seed takes an integer, got ${JSON.stringify(seed)}`);
+  const operationIds = list?.split(",").map((x) => x.trim()).filter(Boolean);
+  const unknown = operationIds?.filter((id) => !operations().some((o) => o.operationId === id)) ?? [];
+  if (unknown.length > 0) throw new Usage(`--operations names no operation of the contract: ${unknown.join(", ")}`);
+  return { perOperation, ...(parsedSeed !== undefined ? { seed: parsedSeed } : {}), ...(operationIds ? { operations: operationIds } : {}) };
+}
+
+/** A bare `--generate` (no value) is `--generate=` for parseArgs, which needs one. */
+function withGenerateValue(argv: string[]): string[] {
+  return argv.map((a) => (a === "--generate" ? "--generate=" : a));
+}
+
 function simulatorKey(secret: string): string {
   if (!demoKeys().some((k) => k.secret === secret)) throw new Error(`the simulator has no demo key ${secret}`);
   return secret;
@@ -90,7 +124,7 @@ async function simulatorClientDocument(base: string): Promise<string> {
 
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
-    args: argv,
+    args: withGenerateValue(argv),
     strict: true,
     options: {
       "base-url": { type: "string" },
@@ -110,6 +144,9 @@ async function main(argv: string[]): Promise<number> {
       "static-mock": { type: "boolean" },
       "prism-mock": { type: "boolean" },
       only: { type: "string" },
+      generate: { type: "string" },
+      seed: { type: "string" },
+      operations: { type: "string" },
       "min-coverage": { type: "string" },
       coverage: { type: "boolean" },
       json: { type: "boolean" },
@@ -161,6 +198,7 @@ async function main(argv: string[]): Promise<number> {
     clientDocument: values["oauth-client-document"] ?? process.env.HUB_OAUTH_CLIENT_DOCUMENT,
   };
   if (oauth.clientId && !oauth.redirectUri) throw new Usage("--oauth-client-id needs --oauth-redirect-uri (a redirect address registered for that client)");
+  const generate = generateOption(values.generate, values.seed, values.operations);
   const minCoverage = num(values["min-coverage"], "min-coverage");
   if (minCoverage !== undefined && minCoverage > 100) throw new Usage(`--min-coverage is a percentage of the seed rules, 0 to 100; got ${minCoverage}`);
   let advance: ConformanceOptions["advance"];
@@ -180,7 +218,9 @@ async function main(argv: string[]): Promise<number> {
       // Its heartbeat is shortened to keep the run quick (the check allows up to 15 s).
       // Its documented conveniences stand in for a browser: OAuth auto-consent as the demo
       // account, the site sign-in, and a published client ID metadata document.
-      sim = await startSimulator({ port: 0, heartbeatSeconds: 1, oauth: { autoConsent: "acc_demo" } });
+      // Generated inputs send thousands of requests: the simulator's windows are raised
+      // for the run so that they are not throttled (its rate limits are checked without).
+      sim = await startSimulator({ port: 0, heartbeatSeconds: 1, oauth: { autoConsent: "acc_demo" }, ...(generate ? { rateLimits: GENERATE_RATE_LIMITS } : {}) });
       const running = sim;
       cleanups.push(() => running.close());
       baseUrl = sim.url;
@@ -238,6 +278,7 @@ async function main(argv: string[]): Promise<number> {
         quick: values.quick,
         only: values.only?.split(",").map((s) => s.trim()).filter(Boolean),
         minCoverage,
+        ...(generate ? { generate } : {}),
         advance,
         log: values.verbose ? log : undefined,
       },

@@ -76,6 +76,12 @@ export interface ConformanceOptions {
    * run under it fails (`report.coverage.rules.met` false, exit status 1).
    */
   minCoverage?: number;
+  /**
+   * Generated inputs: `perOperation` requests for each operation of the contract, built
+   * from its schemas with `seed` (the same seed sends the same requests; default a random
+   * one, reported), for `operations` only when given (operationIds).
+   */
+  generate?: { perOperation: number; seed?: number; operations?: string[] };
   /** Only these rule ids (or id prefixes such as `PAGE`); default all. */
   only?: string[];
   /**
@@ -111,9 +117,13 @@ export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | 
   writes: boolean;
   spend: boolean;
   staticMock: boolean;
+  /** `generate` with its seed chosen. */
+  generate?: { perOperation: number; seed: number; operations?: string[] };
 }
 
 export function resolve(o: ConformanceOptions): Resolved {
+  if (o.generate && !(Number.isInteger(o.generate.perOperation) && o.generate.perOperation > 0)) throw new RangeError(`generate.perOperation is a number of requests per operation, a positive integer; got ${o.generate.perOperation}`);
+  if (o.generate?.seed !== undefined && !Number.isSafeInteger(o.generate.seed)) throw new RangeError(`generate.seed is an integer; got ${o.generate.seed}`);
   if (o.minCoverage !== undefined && !(o.minCoverage >= 0 && o.minCoverage <= 100)) {
     throw new RangeError(`minCoverage is a percentage of the seed rules, 0 to 100; got ${o.minCoverage}`);
   }
@@ -123,6 +133,7 @@ export function resolve(o: ConformanceOptions): Resolved {
     writes: Boolean(o.allowWrites || o.allowSpend),
     spend: Boolean(o.allowSpend),
     staticMock: Boolean(o.staticMock),
+    ...(o.generate ? { generate: { ...o.generate, seed: o.generate.seed ?? Math.floor(Math.random() * 2 ** 31) } } : {}),
     reserve: o.reserve ?? 5,
     maxWaitSeconds: o.maxWaitSeconds ?? 120,
     settleSeconds: o.settleSeconds ?? 300,

@@ -2,6 +2,7 @@
 import type { Failure, RuleRow } from "./results.ts";
 import { floorShortfall, renderStatusTable, ruleCoverageText } from "./coverage.ts";
 import { exitCode, type Report } from "./runner.ts";
+import type { GeneratedReport } from "./checks/generated.ts";
 
 const VERDICT: Record<RuleRow["verdict"], string> = { pass: "PASS", fail: "FAIL", "n/a": "n/a " };
 
@@ -69,6 +70,7 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
     for (const f of response) out.push(`  - ${f.request}${f.requestId ? ` [request id ${f.requestId}]` : ""}: ${f.location.join(".")} ${f.message}`);
     for (const f of request.filter((x) => !x.deliberate)) out.push(`  - request ${f.request}: ${f.location.join(".")} ${f.message}`);
   }
+  if (report.generated) out.push("", ...renderGenerated(report.generated));
   if (report.errors.length > 0) {
     out.push("");
     out.push("Checks that could not complete:");
@@ -90,6 +92,18 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
   const floor = rules.floor !== undefined ? ` (floor ${rules.floor}%)` : "";
   out.push(`${exitCode(report) === 0 ? "PASSED" : "FAILED"}: ${s.pass} pass, ${s.fail} fail, ${s.notApplicable} n/a of ${report.rows.length} seed rules; ${ruleCoverageText(rules)}${floor} · ${report.requests.total} requests (${credentials(report)}), waited ${report.requests.waitedSeconds} s, ${(report.durationMs / 1000).toFixed(1)} s`);
   return out.join("\n");
+}
+
+/** The generated inputs: what was sent per operation, what was found, what was not generated and why. */
+function renderGenerated(g: GeneratedReport): string[] {
+  const sum = (f: (o: GeneratedReport["operations"][number]) => number) => g.operations.reduce((n, o) => n + f(o), 0);
+  const out = [`Generated inputs (seed ${g.seed}, up to ${g.perOperation} per operation; the same seed sends the same requests): ${sum((o) => o.cases)} cases (${sum((o) => o.valid)} valid, ${sum((o) => o.invalid)} with one fault) to ${g.operations.length} operations, ${sum((o) => o.requests)} requests in all (shrinking and cleanup included), ${sum((o) => o.findings)} finding(s)`];
+  const width = Math.max(0, ...g.operations.map((o) => o.operationId.length));
+  for (const o of g.operations) out.push(`  ${o.operationId.padEnd(width)}  ${o.cases} cases (${o.valid} valid, ${o.invalid} invalid)${o.findings > 0 ? `: ${o.findings} finding(s) in ${o.failingCases} case(s)` : ""}`);
+  const skipped = new Map<string, string[]>();
+  for (const s of g.skipped) skipped.set(s.reason, [...(skipped.get(s.reason) ?? []), s.operationId]);
+  for (const [reason, ids] of skipped) out.push(`  not generated: ${ids.join(", ")}: ${reason}`);
+  return out;
 }
 
 export function renderJson(report: Report): string {

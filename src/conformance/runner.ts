@@ -18,6 +18,7 @@ import { supportSend } from "./checks/support.ts";
 import { billing } from "./checks/billing.ts";
 import { session } from "./checks/session.ts";
 import { oauthClients, oauthDocument, oauthFlow, oauthToken } from "./checks/oauth.ts";
+import { generated, type GeneratedReport } from "./checks/generated.ts";
 import type { PrismFinding } from "./http.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
 import { Masker, type MaskedExchange } from "./exchange-record.ts";
@@ -55,6 +56,7 @@ export const CHECKS: readonly Check[] = [
   oauthFlow,
   oauthToken,
   oauthDocument,
+  generated,
   windows,
   localisation,
   heartbeatEnd,
@@ -91,6 +93,8 @@ export interface Report {
   coverage: Coverage;
   /** The exchanges that failures cite (`Failure.exchange`), secrets masked: the HAR file's entries. */
   exchanges: MaskedExchange[];
+  /** What the generated inputs sent and found (`generate`). */
+  generated?: GeneratedReport;
 }
 
 export interface RunExtras {
@@ -126,6 +130,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
   const started = Date.now();
   const errors: Report["errors"] = [];
   let stopped: string | undefined;
+  const generatedOnly: string[] = [];
 
   try {
     for (const check of CHECKS) {
@@ -135,6 +140,10 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
         continue;
       }
       const needs = check.needs ?? {};
+      if (needs.generate && !r.generate) {
+        generatedOnly.push(...check.rules);
+        continue;
+      }
       const why =
         r.staticMock && needs.stateful !== false ? "the target is a static mock (--static-mock): this needs a server that keeps state"
         : needs.spend && !r.spend ? "needs --allow-spend (it submits generations that cost credits)"
@@ -167,6 +176,8 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
   } finally {
     target.closeAll();
   }
+  // A rule that only generated inputs would have exercised says so.
+  for (const id of generatedOnly) if (results.passes(id) === 0 && !results.failed(id)) results.skip(id, "exercised by generated inputs only (--generate)");
 
   if (r.staticMock) {
     for (const rule of ["EP-2", "ENV-4", "LIM-3"]) results.skip(rule, "echo and countdown are not checked against a static mock");
@@ -205,6 +216,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
     errors,
     coverage: { rules: ruleCoverage(rows, options.minCoverage), statuses: statusCoverage(target.statusesSeen) },
     exchanges: results.exchanges,
+    ...(ctx.shared.generated ? { generated: ctx.shared.generated } : {}),
   };
 }
 

@@ -71,6 +71,29 @@ describe("npm run conformance", () => {
     expect(run.stdout).toMatch(/^FAILED: \d+ pass, 0 fail, \d+ n\/a of \d+ seed rules; \d+ of \d+ rules exercised, \d+% \(floor 90%\)/m);
   });
 
+  it("CAT-4 CAT-5: --generate=N --seed --operations sends generated requests to its own simulator and says what it sent", async () => {
+    const run = await cli(["--generate=5", "--seed", "9", "--operations", "listModels,searchKnowledge", "--only", "CAT", "--quick"]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Generated inputs \(seed 9, up to 5 per operation; the same seed sends the same requests\): 10 cases \(\d+ valid, \d+ with one fault\) to 2 operations, \d+ requests in all \(shrinking and cleanup included\), 0 finding\(s\)$/m);
+    expect(run.stdout).toMatch(/^ {2}listModels +5 cases \(5 valid, 0 invalid\)$/m);
+    expect(run.stdout).toMatch(/^ {2}searchKnowledge +5 cases \(3 valid, 2 invalid\)$/m);
+  });
+
+  it("refuses bad generated-input and coverage flags with status 2 and one clear line", async () => {
+    const cases = [
+      [["--min-coverage", "150"], /--min-coverage is a percentage of the seed rules, 0 to 100; got 150/],
+      [["--generate=abc"], /--generate takes a number of requests per operation \(a positive integer\): --generate=abc/],
+      [["--seed", "3"], /--seed and --operations choose generated requests: give --generate too/],
+      [["--generate", "--seed", "x"], /--seed takes an integer, got "x"/],
+      [["--generate", "--operations", "listModels,noSuchOperation"], /--operations names no operation of the contract: noSuchOperation/],
+    ] as const;
+    const runs = await Promise.all(cases.map(([args]) => cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", ...args])));
+    runs.forEach((bad, i) => {
+      expect(bad.code, cases[i]![0].join(" ")).toBe(2);
+      expect(bad.stderr.split("\n")[0]).toMatch(cases[i]![1]);
+    });
+  });
+
   it("answers --help and refuses bad usage with status 2", async () => {
     const help = await cli(["--help"]);
     expect(help.code).toBe(0);
@@ -82,9 +105,6 @@ describe("npm run conformance", () => {
     const badRole = await cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--key", "nobody=x"]);
     expect(badRole.code).toBe(2);
     expect(badRole.stderr).toMatch(/--key takes ROLE=KEY/);
-    const floor = await cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--min-coverage", "150"]);
-    expect(floor.code).toBe(2);
-    expect(floor.stderr).toMatch(/--min-coverage is a percentage of the seed rules, 0 to 100; got 150/);
     const originOnly = await cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--origin", "http://localhost"]);
     expect(originOnly.code).toBe(2);
     expect(originOnly.stderr).toMatch(/--origin is the Origin allowed for a site session: give --session-cookie too/);

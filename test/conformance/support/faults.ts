@@ -1,7 +1,9 @@
 // Single faults put in front of the simulator (through the rewriting proxy) that the
 // rule-by-rule doubles of doubles.ts do not cover: routes a small server never mounted,
 // answered the way express does; a server that never localises; a server that puts a
-// stack trace beside the envelope's fields.
+// stack trace beside the envelope's fields; and faults only generated inputs find (a
+// bound not checked, a crash on an unknown field, a Content-Type not read).
+import { validateChosen } from "../../../src/contract/index.ts";
 import { editJson, pathOnly, type ProxiedAnswer, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 
 /** Express's default answer for a route nobody mounted (`finalhandler`). */
@@ -48,6 +50,50 @@ export function stackTraces(field: "stack" | "trace"): Rewrite {
         if (body?.error) body.error[field] = field === "stack" ? TRACE.join("\n") : TRACE.slice(1).map((l) => l.trim());
         return body;
       });
+    },
+  };
+}
+
+/** A server that clamps `limit` of the knowledge search into its bounds instead of refusing it (the hand-written checks page generations only). */
+export function clampsKnowledgeLimit(): Rewrite {
+  return {
+    request(req) {
+      if (req.method !== "GET" || pathOnly(req) !== "/v1/knowledge") return req;
+      const url = new URL(req.path, "http://x");
+      const limit = Number(url.searchParams.get("limit"));
+      if (!url.searchParams.has("limit") || !Number.isInteger(limit)) return req;
+      url.searchParams.set("limit", String(Math.min(100, Math.max(1, limit))));
+      return { ...req, path: url.pathname + url.search };
+    },
+  };
+}
+
+function jsonBody(req: ProxiedRequest): any {
+  try {
+    return JSON.parse(req.body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A server whose price estimate crashes (500 internal_error, in the envelope) on a field the body's variant does not have. */
+export function crashesOnUnknownField(): Rewrite {
+  return {
+    answer(req, a) {
+      if (req.method !== "POST" || pathOnly(req) !== "/v1/pricing/estimate") return a;
+      const body = jsonBody(req);
+      if (!body || !validateChosen("SubmitRequest", body).some((d) => d.reason === "unknown_field")) return a;
+      return editJson({ ...a, status: 500 }, (b) => ({ error: { code: "internal_error", message: "Unexpected server error.", user_message: "Unexpected server error.", request_id: b?.error?.request_id ?? req.headers["x-request-id"] } }));
+    },
+  };
+}
+
+/** A server that reads any body of the price estimate as JSON, whatever its Content-Type says. */
+export function ignoresContentType(): Rewrite {
+  return {
+    request(req) {
+      if (req.method !== "POST" || pathOnly(req) !== "/v1/pricing/estimate") return req;
+      return { ...req, headers: { ...req.headers, "content-type": "application/json" } };
     },
   };
 }
