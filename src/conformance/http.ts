@@ -104,7 +104,12 @@ export class QuotaStop extends Error {}
 
 /** A network failure or timeout: the server did not answer. */
 export class NoAnswer extends Error {
-  constructor(readonly request: string, cause: unknown) {
+  constructor(
+    readonly request: string,
+    cause: unknown,
+    /** What was sent, for a reproduction. */
+    readonly sent?: SentRequest,
+  ) {
     super(`${request}: no answer (${cause instanceof Error ? cause.message : String(cause)})`);
   }
 }
@@ -261,6 +266,9 @@ export class Target {
     const url = spec.url ?? (spec.direct ? this.o.baseUrl : (this.o.viaUrl ?? this.o.baseUrl)) + spec.path;
     const described = `${method} ${spec.path}`;
     const started = Date.now();
+    const sentBody = spec.bytes ?? (typeof body === "string" ? body : undefined);
+    // Reproduced at the server's own address, not through a proxy the suite put in front.
+    const request: SentRequest = { method, url: spec.url ?? this.o.baseUrl + spec.path, headers, ...(sentBody !== undefined ? { body: sentBody } : {}) };
     let res: Response | undefined;
     let text = "";
     let bytes: Uint8Array | undefined;
@@ -279,16 +287,12 @@ export class Target {
         } else text = await answer.text();
         res = answer;
       } catch (error) {
-        if (attempt > 0 || controller.signal.aborted) throw new NoAnswer(described, error);
+        if (attempt > 0 || controller.signal.aborted) throw new NoAnswer(described, error, request);
         this.o.log?.(`  ${described}: connection lost before an answer, sending again`);
       } finally {
         clearTimeout(timer);
       }
     }
-    const sentBody = spec.bytes ?? (typeof body === "string" ? body : undefined);
-    // Reproduced at the server's own address, not through a proxy the suite put in front.
-    const replayUrl = spec.url ?? this.o.baseUrl + spec.path;
-    const request: SentRequest = { method, url: replayUrl, headers, ...(sentBody !== undefined ? { body: sentBody } : {}) };
     const ex = this.#exchange(method, spec.path, res.status, res.headers, text, label, sent, request, started);
     if (bytes) ex.bytes = bytes;
     this.o.log?.(`  ${described} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);

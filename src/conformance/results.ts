@@ -5,7 +5,7 @@
 // exercised (not observable from outside, needs a flag or a key, not checked).
 import { seedRule, seedRules, type SeedRule } from "../contract/index.ts";
 import { UNCHECKED } from "./unchecked.ts";
-import { Masker, maskExchange, type ExchangeRecord, type MaskedExchange } from "./exchange-record.ts";
+import { Masker, maskExchange, type ExchangeRecord, type MaskedExchange, type SentRequest } from "./exchange-record.ts";
 
 export type Verdict = "pass" | "fail" | "n/a";
 
@@ -43,6 +43,8 @@ export interface Cited {
   request?: string;
   operation?: string;
   exchange?: ExchangeRecord;
+  /** A request that got no answer: a reproduction without an exchange. */
+  sent?: SentRequest;
 }
 
 interface Tally {
@@ -89,7 +91,7 @@ export class Results {
     if (cited?.exchange) {
       failure.curl = this.masker.curl(cited.exchange.sent);
       failure.exchange = this.#keep(cited.exchange);
-    }
+    } else if (cited?.sent) failure.curl = this.masker.curl(cited.sent);
     t.failures.push(failure);
   }
 

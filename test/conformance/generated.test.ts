@@ -8,7 +8,7 @@ import { runConformance, type ConformanceOptions, type Report } from "../../src/
 import { casesFor } from "../../src/conformance/generate/cases.ts";
 import { planFor, type Known, type Plan } from "../../src/conformance/generate/plans.ts";
 import { bound, validateChosen } from "../../src/contract/index.ts";
-import { clampsKnowledgeLimit, crashesOnUnknownField, ignoresContentType } from "./support/faults.ts";
+import { clampsKnowledgeLimit, crashesOnUnknownField, hangsOnUnknownField, ignoresContentType } from "./support/faults.ts";
 import { startProxy, type Rewrite } from "./support/proxy.ts";
 import { explain, failing, runFull, SIMULATOR_FINDINGS, startSim, withSim } from "./support/run.ts";
 
@@ -84,6 +84,17 @@ describe("generated inputs against servers with faults only they meet", () => {
     expect(found, explain(report)).toBeDefined();
     expect(found!.curl).toMatch(/-H 'Content-Type: text\/plain' --data-binary '\{/);
     expect(failing(report)).toEqual(["PRICE-7"]);
+  });
+  it("PRICE-7: reports a request the server never answers, with its curl line, and goes on with the other operations", async () => {
+    const report = await through(hangsOnUnknownField(), { only: ["PRICE-7", "PAGE-3"], requestTimeoutMs: 1500, generate: { perOperation: 60, seed: 8, operations: ["estimatePrice", "searchKnowledge"] } });
+    const hung = failuresOf(report, "PRICE-7").filter((f) => /no answer \(timed out after 1500 ms\)/.test(f.message));
+    expect(hung.length, explain(report)).toBeGreaterThan(0);
+    const field = hung.find((f) => /^estimatePrice: conformance_unknown_field added \(no such field\): POST \/v1\/pricing\/estimate: no answer/.test(f.message));
+    expect(field, hung.map((f) => f.message).join("\n")).toBeDefined();
+    expect(field!.curl).toMatch(/^curl -sS -i -X POST \S+\/v1\/pricing\/estimate .*"conformance_unknown_field":"conformance"\}'$/);
+    // (The hand-written estimate check meets the hang too, and says it could not complete.)
+    expect(report.errors.map((e) => e.check)).not.toContain("generated inputs");
+    expect(report.generated!.operations.map((o) => o.operationId)).toEqual(["searchKnowledge", "estimatePrice"]);
   });
 });
 

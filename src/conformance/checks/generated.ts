@@ -56,7 +56,10 @@ async function learn(c: Ctx): Promise<Known> {
     outputPaths,
     cursors,
   };
-  if (c.r.writes) known.folderId = await ownFolder(c);
+  // A folder of its own only when an operation that changes or fills one is generated.
+  const folderOps = ["changeLibraryFolder", "moveLibraryItems"];
+  const ops = c.r.generate?.operations;
+  if (c.r.writes && (!ops || ops.some((o) => folderOps.includes(o)))) known.folderId = await ownFolder(c);
   return known;
 }
 

@@ -4,9 +4,9 @@
 // server), and charges it to its seed rule with the case, the seed to replay it, and the
 // smallest request's curl line (through the exchange it cites).
 import { errorCodes, type Json } from "../../contract/index.ts";
-import { errorCodeOf } from "../classify.ts";
+import { errorCodeOf, operationLabel } from "../classify.ts";
 import type { Ctx } from "../context.ts";
-import type { Exchange } from "../http.ts";
+import { NoAnswer, type Exchange } from "../http.ts";
 import { caseKey, rawBody, sizeOf, type Case } from "./cases.ts";
 import { ruleOf, SCHEMA_REASONS, type Plan } from "./plans.ts";
 import { placed, schemaAt, states, type Path } from "./schema.ts";
@@ -25,6 +25,8 @@ export interface Finding {
 
 /** Most requests spent shrinking one finding. */
 const SHRINK_BUDGET = 40;
+/** Requests in a row without an answer after which an operation's remaining cases are not sent. */
+const NO_ANSWER_LIMIT = 2;
 
 export interface Replay {
   seed: number;
@@ -190,7 +192,13 @@ async function shrink(c: Ctx, plan: Plan, kase: Case, finding: Finding, ex: Exch
       if (tried.has(key) || steps >= SHRINK_BUDGET) continue;
       tried.add(key);
       steps++;
-      const answer = await send(c, plan, candidate, replay);
+      let answer: Exchange;
+      try {
+        answer = await send(c, plan, candidate, replay);
+      } catch (error) {
+        if (error instanceof NoAnswer) continue; // not the same finding
+        throw error;
+      }
       const again = judge(c, plan, candidate, answer);
       const same = again !== undefined && identity(again) === identity(finding);
       if (kase.canonical && alone === undefined) alone = same;
@@ -223,8 +231,24 @@ export async function runCases(c: Ctx, plan: Plan, cases: Case[], replay: Replay
   const first = new Map<string, { kase: Case; ex: Exchange; finding: Finding; seen: number }>();
   let failing = 0;
   let noted = 0;
+  let silent = 0;
   for (const kase of cases) {
-    const ex = await send(c, plan, kase, replay);
+    let ex: Exchange;
+    try {
+      ex = await send(c, plan, kase, replay);
+      silent = 0;
+    } catch (error) {
+      if (!(error instanceof NoAnswer)) throw error;
+      // A request the server never answers is a finding of its own (not shrunk: each try
+      // waits for the timeout); a server that stops answering ends the operation.
+      failing++;
+      c.results.fail(kase.fault?.rule ?? kase.validRule, `${op}: ${kase.fault ? kase.fault.describe : `a ${kase.variant ?? "request"} valid against the contract`}: ${error.message} (${kase.kind} case ${kase.index} of ${cases.length}; replay: --generate=${replay.perOperation} --seed ${replay.seed} --operations ${op})`, { request: error.request, operation: operationLabel(plan.operation), ...(error.sent ? { sent: error.sent } : {}) });
+      if (++silent >= NO_ANSWER_LIMIT) {
+        c.note(kase.fault?.rule ?? kase.validRule, `${op}: the server stopped answering; the operation's other cases were not sent`);
+        break;
+      }
+      continue;
+    }
     const finding = judge(c, plan, kase, ex);
     if (!finding) {
       // A quota refusal judged nothing.

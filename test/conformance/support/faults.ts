@@ -2,7 +2,7 @@
 // rule-by-rule doubles of doubles.ts do not cover: routes a small server never mounted,
 // answered the way express does; a server that never localises; a server that puts a
 // stack trace beside the envelope's fields; and faults only generated inputs find (a
-// bound not checked, a crash on an unknown field, a Content-Type not read).
+// bound not checked, a crash or a hang on an unknown field, a Content-Type not read).
 import { validateChosen } from "../../../src/contract/index.ts";
 import { editJson, pathOnly, type ProxiedAnswer, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 
@@ -94,6 +94,16 @@ export function ignoresContentType(): Rewrite {
     request(req) {
       if (req.method !== "POST" || pathOnly(req) !== "/v1/pricing/estimate") return req;
       return { ...req, headers: { ...req.headers, "content-type": "application/json" } };
+    },
+  };
+}
+
+/** A server whose price estimate never answers a body with a field its variant does not have (a hang). */
+export function hangsOnUnknownField(): Rewrite {
+  return {
+    hang(req) {
+      const body = req.method === "POST" && pathOnly(req) === "/v1/pricing/estimate" ? jsonBody(req) : undefined;
+      return Boolean(body && validateChosen("SubmitRequest", body).some((d) => d.reason === "unknown_field"));
     },
   };
 }
