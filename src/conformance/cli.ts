@@ -300,8 +300,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** Exits once stdout has taken everything written (a pipe is written asynchronously: exiting at once cuts a long JSON report). */
+function exitAfterOutput(code: number): void {
+  process.exitCode = code;
+  process.stdout.write("", () => process.exit(code));
+}
+
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitAfterOutput(code),
   (error) => {
     if (error instanceof Usage || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       console.error(`conformance: ${error.message}\n\n${HELP}`);

@@ -97,7 +97,7 @@ function judgeValid(c: Ctx, plan: Plan, kase: Case, ex: Exchange): Finding | und
     return at === undefined || states(at.s, String(d.reason));
   };
   const schemaRefusals = detailsOf(ex).filter((d) => typeof d.reason === "string" && SCHEMA_REASONS.has(d.reason));
-  for (const d of schemaRefusals.filter((x) => !stated(x))) c.note(ruleOf(plan, String(d.field).split(".")[0], kase.validRule), `${plan.operation.operationId}: the server refuses ${d.field} ${d.reason} where the contract states no bound, set or format (its own, e.g. ${JSON.stringify(d)})`);
+  for (const d of schemaRefusals.filter((x) => !stated(x))) c.note(ruleOf(plan, String(d.field).split(".")[0], kase.validRule), `${plan.operation.operationId}: the server refuses ${star(String(d.field))} ${d.reason} where the contract states no bound, set or format (a bound or set of its own)`);
   const wrong = schemaRefusals.find(stated);
   if (!wrong) return undefined;
   const field = String(wrong.field ?? "");
