@@ -3,13 +3,13 @@
 // with its demo keys. Exit status: 0 when no rule failed, 1 otherwise, 2 on bad usage.
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { operations } from "../contract/index.ts";
 import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/index.ts";
 import { KEY_ROLES, keyVariable, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
 import { startPrism, type RunningPrism } from "./prism.ts";
 import { renderHar } from "./har.ts";
 import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
+import { coverageFloor, generateOption, num, Usage, withGenerateValue } from "./cli-options.ts";
 
 const HELP = `Usage: npm run conformance -- [options]
 
@@ -63,41 +63,8 @@ function envFlag(name: string): boolean {
   return v === "1" || v === "true" || v === "yes";
 }
 
-function num(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Usage(`--${flag} must be a non-negative number, got ${JSON.stringify(value)}`);
-  return n;
-}
-
-class Usage extends Error {}
-
-/** Requests per operation with a bare `--generate`. */
-const DEFAULT_GENERATED = 100;
-
 /** The simulator's windows when the CLI starts it for generated inputs: wide enough never to throttle a run. */
 const GENERATE_RATE_LIMITS = { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 };
-
-/** `--generate[=N]`, `--seed`, `--operations` as the library takes them. */
-function generateOption(count: string | undefined, seed: string | undefined, list: string | undefined): ConformanceOptions["generate"] {
-  if (count === undefined) {
-    if (seed !== undefined || list !== undefined) throw new Usage("--seed and --operations choose generated requests: give --generate too");
-    return undefined;
-  }
-  const perOperation = count === "" ? DEFAULT_GENERATED : Number(count);
-  if (!Number.isInteger(perOperation) || perOperation <= 0) throw new Usage(`--generate takes a number of requests per operation (a positive integer): --generate=${count}`);
-  const parsedSeed = seed === undefined ? undefined : Number(seed);
-  if (parsedSeed !== undefined && !Number.isSafeInteger(parsedSeed)) throw new Usage(`--seed takes an integer, got ${JSON.stringify(seed)}`);
-  const operationIds = list?.split(",").map((x) => x.trim()).filter(Boolean);
-  const unknown = operationIds?.filter((id) => !operations().some((o) => o.operationId === id)) ?? [];
-  if (unknown.length > 0) throw new Usage(`--operations names no operation of the contract: ${unknown.join(", ")}`);
-  return { perOperation, ...(parsedSeed !== undefined ? { seed: parsedSeed } : {}), ...(operationIds ? { operations: operationIds } : {}) };
-}
-
-/** A bare `--generate` (no value) is `--generate=` for parseArgs, which needs one. */
-function withGenerateValue(argv: string[]): string[] {
-  return argv.map((a) => (a === "--generate" ? "--generate=" : a));
-}
 
 function simulatorKey(secret: string): string {
   if (!demoKeys().some((k) => k.secret === secret)) throw new Error(`the simulator has no demo key ${secret}`);
@@ -199,8 +166,7 @@ async function main(argv: string[]): Promise<number> {
   };
   if (oauth.clientId && !oauth.redirectUri) throw new Usage("--oauth-client-id needs --oauth-redirect-uri (a redirect address registered for that client)");
   const generate = generateOption(values.generate, values.seed, values.operations);
-  const minCoverage = num(values["min-coverage"], "min-coverage");
-  if (minCoverage !== undefined && minCoverage > 100) throw new Usage(`--min-coverage is a percentage of the seed rules, 0 to 100; got ${minCoverage}`);
+  const minCoverage = coverageFloor(values["min-coverage"]);
   let advance: ConformanceOptions["advance"];
   let sim: RunningSimulator | undefined;
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { seedRules } from "../../src/contract/index.ts";
+import { coverageFloor, DEFAULT_GENERATED, generateOption, Usage, withGenerateValue } from "../../src/conformance/cli-options.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
 import { startSim } from "./support/run.ts";
@@ -79,19 +80,24 @@ describe("npm run conformance", () => {
     expect(run.stdout).toMatch(/^ {2}searchKnowledge +5 cases \(3 valid, 2 invalid\)$/m);
   });
 
-  it("refuses bad generated-input and coverage flags with status 2 and one clear line", async () => {
+  it("refuses bad generated-input and coverage flags with one clear line", () => {
     const cases = [
-      [["--min-coverage", "150"], /--min-coverage is a percentage of the seed rules, 0 to 100; got 150/],
-      [["--generate=abc"], /--generate takes a number of requests per operation \(a positive integer\): --generate=abc/],
-      [["--seed", "3"], /--seed and --operations choose generated requests: give --generate too/],
-      [["--generate", "--seed", "x"], /--seed takes an integer, got "x"/],
-      [["--generate", "--operations", "listModels,noSuchOperation"], /--operations names no operation of the contract: noSuchOperation/],
+      [() => coverageFloor("150"), /--min-coverage is a percentage of the seed rules, 0 to 100; got 150/],
+      [() => generateOption("abc", undefined, undefined), /--generate takes a number of requests per operation \(a positive integer\): --generate=abc/],
+      [() => generateOption(undefined, "3", undefined), /--seed and --operations choose generated requests: give --generate too/],
+      [() => generateOption("", "x", undefined), /--seed takes an integer, got "x"/],
+      [() => generateOption("", undefined, "listModels,noSuchOperation"), /--operations names no operation of the contract: noSuchOperation/],
     ] as const;
-    const runs = await Promise.all(cases.map(([args]) => cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", ...args])));
-    runs.forEach((bad, i) => {
-      expect(bad.code, cases[i]![0].join(" ")).toBe(2);
-      expect(bad.stderr.split("\n")[0]).toMatch(cases[i]![1]);
-    });
+    for (const [parse, message] of cases) expect(parse).toThrow(message);
+    for (const [parse] of cases) expect(parse).toThrow(Usage);
+    expect(generateOption("", "7", "listModels")).toEqual({ perOperation: DEFAULT_GENERATED, seed: 7, operations: ["listModels"] });
+    expect(withGenerateValue(["--generate", "--seed", "7"])).toEqual(["--generate=", "--seed", "7"]);
+  });
+
+  it("answers a bad flag value with status 2 and one line", async () => {
+    const bad = await cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--generate=abc"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split("\n")[0]).toBe("conformance: --generate takes a number of requests per operation (a positive integer): --generate=abc");
   });
 
   it("answers --help and refuses bad usage with status 2", async () => {

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { deref, detailReasons, operationById, schemaValidator, toDetails, validateChosen, type Detail, type Json, type JsonObject, type Operation } from "../../contract/index.ts";
 import type { Ctx } from "../context.ts";
-import { arbitraryOf, pattern, stringOfLength, view, type Path, type Real, type RealValues } from "./schema.ts";
+import { anyText, arbitraryOf, pattern, stringOfLength, view, type Path, type Real, type RealValues } from "./schema.ts";
 
 /** A body variant: one branch of a `oneOf` body (a submit type), or the body's one schema. */
 export interface Variant {
@@ -113,13 +113,13 @@ export function generatedRules(): string[] {
 const NOTICE = "Conformance check (generated input), please ignore: ";
 
 function noticeText(maxLength: number | undefined): fc.Arbitrary<Json> {
-  const random = fc.string({ unit: "binary", maxLength: 60 }).map((t) => NOTICE + t);
+  const random = anyText({ maxLength: 60 }).map((t) => NOTICE + t);
   if (maxLength === undefined) return random;
   return fc.oneof({ arbitrary: fc.constant(NOTICE + stringOfLength(maxLength - NOTICE.length)), weight: 1 }, { arbitrary: random, weight: 4 });
 }
 
 /** Ids the server cannot know, of a length an id can have. */
-const unknownIds = fc.oneof(fc.string({ unit: "grapheme-ascii", minLength: 20, maxLength: 40 }), fc.string({ unit: "binary", minLength: 1, maxLength: 24 }));
+const unknownIds = fc.oneof(fc.string({ unit: "grapheme-ascii", minLength: 20, maxLength: 40 }), anyText({ minLength: 1, maxLength: 24 }));
 
 function choose(known: readonly Json[], other?: fc.Arbitrary<Json>): Real {
   return { known: [...known], ...(other ? { other } : {}) };
@@ -195,7 +195,7 @@ function realValues(known: Known, op: Operation): RealValues {
         return choose(((s.enum as string[] | undefined) ?? []).filter((t) => t.startsWith("image/")));
       case "createLibraryFolder name":
       case "changeLibraryFolder name":
-        return choose([], fc.string({ unit: "binary", minLength: 1, maxLength: 40 }).map((t) => `conformance-gen ${t}`));
+        return choose([], anyText({ minLength: 1, maxLength: 40 }).map((t) => `conformance-gen ${t}`));
     }
     return undefined;
   };

@@ -86,10 +86,22 @@ function numberBounds(s: JsonObject, integer: boolean): { min?: number; max?: nu
   return { ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
 }
 
+/**
+ * Any Unicode scalar value (every code point but the surrogate halves), one per character
+ * of a string. fast-check's own `unit: "binary"` builds a table of them first, which costs
+ * seconds; this costs nothing.
+ */
+const anyCharacter: fc.Arbitrary<string> = fc.oneof(fc.integer({ min: 0, max: 0xd7ff }), fc.integer({ min: 0xe000, max: 0x10ffff })).map((n) => String.fromCodePoint(n));
+
+/** Strings of any characters, `length` counted in code points as JSON Schema counts them. */
+export function anyText(constraints: { minLength?: number; maxLength?: number } = {}): fc.Arbitrary<string> {
+  return fc.string({ unit: anyCharacter, ...constraints });
+}
+
 /** Random strings: any code point, or printable ASCII, of a length the schema allows (kept short). */
 function strings(minLength: number, maxLength: number | undefined): fc.Arbitrary<string> {
   const max = Math.max(minLength, Math.min(maxLength ?? 40, minLength + 40));
-  return fc.oneof(fc.string({ unit: "binary", minLength, maxLength: max }), fc.string({ unit: "grapheme-ascii", minLength, maxLength: max }));
+  return fc.oneof(anyText({ minLength, maxLength: max }), fc.string({ unit: "grapheme-ascii", minLength, maxLength: max }));
 }
 
 /** A string of exactly `length` code points (a two-byte letter: a length is characters, not bytes). */
