@@ -193,3 +193,15 @@ export function bodyRuleOf(operationId: string): string | undefined {
 export function isCollection(operationId: string): boolean {
   return PAGED.has(operationId) || operationId in UNPAGED;
 }
+
+/** How the report names an operation: `readWhoami (GET /v1/whoami)`. */
+export function operationLabel(operation: Operation): string {
+  return `${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`;
+}
+
+/** A route of the summary table the server does not serve (404 or 405 where no object is addressed). */
+export function notRouted(operation: Operation, answer: { status: number; json: unknown; headers: Headers }): string {
+  const code = errorCodeOf(answer.json);
+  const what = code ?? (answer.headers.get("content-type") ?? "no content type").split(";")[0];
+  return `${operationLabel(operation)} is not routed: ${answer.status} ${what}`;
+}

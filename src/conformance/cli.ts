@@ -4,10 +4,12 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/index.ts";
-import { KEY_ROLES, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
+import { KEY_ROLES, keyVariable, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
 import { startPrism, type RunningPrism } from "./prism.ts";
+import { renderHar } from "./har.ts";
 import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
+import { coverageFloor, generateOption, num, Usage, withGenerateValue } from "./cli-options.ts";
 
 const HELP = `Usage: npm run conformance -- [options]
 
@@ -35,10 +37,19 @@ Without --base-url it starts the simulator and uses its demo keys.
   --prism                 also send every request through prism proxy and report its violations
   --static-mock           the target is a static mock: only checks a mock can meet
   --prism-mock            start prism mock on the document and run against it (implies --static-mock)
+  --generate[=N]          also send N generated requests per operation (default 100):
+                          valid inputs at every edge of the contract's schemas and inputs
+                          with one fault each, judged by the seed's rules, findings shrunk
+  --seed INT              the seed of the generated requests (the same seed sends the same
+                          requests; default a random one, printed)
+  --operations IDS        generate for these operationIds only (comma-separated)
   --only IDS              comma-separated rule ids or prefixes (e.g. PAGE,EVT-9)
+  --min-coverage PERCENT  fail the run when fewer seed rules than that were exercised
   --json                  print the report as JSON instead of the table
   --junit FILE            also write a JUnit XML report
+  --har FILE              also write the exchanges failures cite as a HAR 1.2 file (secrets masked)
   --all                   list every rule in the table, n/a ones included
+  --coverage              add the table of statuses by operation (declared vs seen)
   --quick                 skip the heartbeat check (it waits up to 18 s)
   --reserve N             requests to leave in every rate window (default 5)
   --max-wait SECONDS      most seconds to wait for rate windows in total (default 120)
@@ -52,14 +63,8 @@ function envFlag(name: string): boolean {
   return v === "1" || v === "true" || v === "yes";
 }
 
-function num(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new Usage(`--${flag} must be a non-negative number, got ${JSON.stringify(value)}`);
-  return n;
-}
-
-class Usage extends Error {}
+/** The simulator's windows when the CLI starts it for generated inputs: wide enough never to throttle a run. */
+const GENERATE_RATE_LIMITS = { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 };
 
 function simulatorKey(secret: string): string {
   if (!demoKeys().some((k) => k.secret === secret)) throw new Error(`the simulator has no demo key ${secret}`);
@@ -86,7 +91,7 @@ async function simulatorClientDocument(base: string): Promise<string> {
 
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
-    args: argv,
+    args: withGenerateValue(argv),
     strict: true,
     options: {
       "base-url": { type: "string" },
@@ -106,8 +111,14 @@ async function main(argv: string[]): Promise<number> {
       "static-mock": { type: "boolean" },
       "prism-mock": { type: "boolean" },
       only: { type: "string" },
+      generate: { type: "string" },
+      seed: { type: "string" },
+      operations: { type: "string" },
+      "min-coverage": { type: "string" },
+      coverage: { type: "boolean" },
       json: { type: "boolean" },
       junit: { type: "string" },
+      har: { type: "string" },
       all: { type: "boolean" },
       quick: { type: "boolean" },
       reserve: { type: "string" },
@@ -124,7 +135,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const keys: Partial<Record<KeyRole, string>> = {};
   for (const role of Object.keys(KEY_ROLES) as KeyRole[]) {
-    const env = process.env[`HUB_KEY_${role.toUpperCase().replace(/-/g, "_")}`];
+    const env = process.env[keyVariable(role)];
     if (env) keys[role] = env;
   }
   for (const pair of values.key ?? []) {
@@ -154,6 +165,8 @@ async function main(argv: string[]): Promise<number> {
     clientDocument: values["oauth-client-document"] ?? process.env.HUB_OAUTH_CLIENT_DOCUMENT,
   };
   if (oauth.clientId && !oauth.redirectUri) throw new Usage("--oauth-client-id needs --oauth-redirect-uri (a redirect address registered for that client)");
+  const generate = generateOption(values.generate, values.seed, values.operations);
+  const minCoverage = coverageFloor(values["min-coverage"]);
   let advance: ConformanceOptions["advance"];
   let sim: RunningSimulator | undefined;
 
@@ -171,7 +184,9 @@ async function main(argv: string[]): Promise<number> {
       // Its heartbeat is shortened to keep the run quick (the check allows up to 15 s).
       // Its documented conveniences stand in for a browser: OAuth auto-consent as the demo
       // account, the site sign-in, and a published client ID metadata document.
-      sim = await startSimulator({ port: 0, heartbeatSeconds: 1, oauth: { autoConsent: "acc_demo" } });
+      // Generated inputs send thousands of requests: the simulator's windows are raised
+      // for the run so that they are not throttled (its rate limits are checked without).
+      sim = await startSimulator({ port: 0, heartbeatSeconds: 1, oauth: { autoConsent: "acc_demo" }, ...(generate ? { rateLimits: GENERATE_RATE_LIMITS } : {}) });
       const running = sim;
       cleanups.push(() => running.close());
       baseUrl = sim.url;
@@ -228,16 +243,22 @@ async function main(argv: string[]): Promise<number> {
         requestTimeoutMs: num(values.timeout, "timeout"),
         quick: values.quick,
         only: values.only?.split(",").map((s) => s.trim()).filter(Boolean),
+        minCoverage,
+        ...(generate ? { generate } : {}),
         advance,
         log: values.verbose ? log : undefined,
       },
       { prism: Boolean(values.prism) },
     );
     if (values.json) console.log(renderJson(report));
-    else console.log(renderTable(report, { all: values.all, width: process.stdout.columns || 100 }));
+    else console.log(renderTable(report, { all: values.all, coverage: values.coverage, width: process.stdout.columns || 100 }));
     if (values.junit) {
       writeFileSync(values.junit, renderJunit(report));
       log(`JUnit report written to ${values.junit}`);
+    }
+    if (values.har) {
+      writeFileSync(values.har, renderHar(report));
+      log(`HAR file of ${report.exchanges.length} failing exchange(s) written to ${values.har}`);
     }
     return exitCode(report);
   } finally {
@@ -245,8 +266,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/** Exits once stdout has taken everything written (a pipe is written asynchronously: exiting at once cuts a long JSON report). */
+function exitAfterOutput(code: number): void {
+  process.exitCode = code;
+  process.stdout.write("", () => process.exit(code));
+}
+
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitAfterOutput(code),
   (error) => {
     if (error instanceof Usage || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       console.error(`conformance: ${error.message}\n\n${HELP}`);

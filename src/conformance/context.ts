@@ -7,6 +7,7 @@ import type { Exchange, RequestSpec, Target } from "./http.ts";
 import type { KeyRole, Resolved } from "./options.ts";
 import type { Cited, Results } from "./results.ts";
 import type { EventStream } from "./sse.ts";
+import type { GeneratedReport } from "./checks/generated.ts";
 
 export interface Shared {
   whoami?: Record<string, any>;
@@ -36,6 +37,8 @@ export interface Shared {
   balanceBeforeSpend?: number;
   /** The stream opened early to see a heartbeat by the end of the run. */
   heartbeat?: { stream?: EventStream; skip?: string };
+  /** What the generated inputs sent and found (`--generate`). */
+  generated?: GeneratedReport;
 }
 
 export interface Upload {
@@ -56,6 +59,8 @@ export interface Check {
     other?: boolean;
     /** False when a static mock can meet the check (default true: needs a real server). */
     stateful?: boolean;
+    /** Runs only with generated inputs (`--generate`); otherwise left out silently. */
+    generate?: boolean;
   };
   run(c: Ctx): Promise<void>;
 }

@@ -5,8 +5,9 @@
 // RateLimit pair of the previous answer is read and the suite waits for the window to
 // reset rather than spend the caller's last requests.
 import { parseList, Token, type Item } from "structured-headers";
-import { checkAnswer, errorCodes, matchOperation, responseFor, schemaValidator, statusOf, type Operation } from "../contract/index.ts";
-import { bodyRuleOf, classify, envelopeRule, errorCodeOf, isCollection, PAGED_OPS, RECORD_OPS } from "./classify.ts";
+import { checkAnswer, errorCodes, matchOperation, responseFor, schemaValidator, statusOf, type JsonObject, type Operation } from "../contract/index.ts";
+import { bodyRuleOf, classify, envelopeRule, errorCodeOf, isCollection, notRouted, operationLabel, PAGED_OPS, RECORD_OPS } from "./classify.ts";
+import type { ExchangeRecord, SentRequest } from "./exchange-record.ts";
 import type { Cited, Results } from "./results.ts";
 import { EventStream, type Frame, type StreamHooks } from "./sse.ts";
 
@@ -25,6 +26,8 @@ export interface Exchange {
   /** Which credential was used (`main`, `other`, a role, or `none`). */
   label: string;
   sentRequestId?: string;
+  /** The request as sent and the answer, for a reproduction (curl, HAR). */
+  record: ExchangeRecord;
   cite: Cited;
 }
 
@@ -101,7 +104,12 @@ export class QuotaStop extends Error {}
 
 /** A network failure or timeout: the server did not answer. */
 export class NoAnswer extends Error {
-  constructor(readonly request: string, cause: unknown) {
+  constructor(
+    readonly request: string,
+    cause: unknown,
+    /** What was sent, for a reproduction. */
+    readonly sent?: SentRequest,
+  ) {
     super(`${request}: no answer (${cause instanceof Error ? cause.message : String(cause)})`);
   }
 }
@@ -146,6 +154,10 @@ export class Target {
   /** Seconds the suite waited or moved the target's clock, for any reason. */
   elapsedSeconds = 0;
   openStreams = new Set<EventStream>();
+  /** Answers seen per operation and status (the coverage table). */
+  readonly statusesSeen = new Map<string, Map<number, number>>();
+  /** Refusals asked for in Russian (`Accept-Language: ru`): their code and whether `user_message` was Russian. */
+  readonly localisation: { code: string; russian: boolean }[] = [];
   #seq = 0;
   #run = `${Date.now().toString(36)}${(runSeq++).toString(36)}`;
   #windows = new Map<string, WindowSeen>();
@@ -253,6 +265,10 @@ export class Target {
     }
     const url = spec.url ?? (spec.direct ? this.o.baseUrl : (this.o.viaUrl ?? this.o.baseUrl)) + spec.path;
     const described = `${method} ${spec.path}`;
+    const started = Date.now();
+    const sentBody = spec.bytes ?? (typeof body === "string" ? body : undefined);
+    // Reproduced at the server's own address, not through a proxy the suite put in front.
+    const request: SentRequest = { method, url: spec.url ?? this.o.baseUrl + spec.path, headers, ...(sentBody !== undefined ? { body: sentBody } : {}) };
     let res: Response | undefined;
     let text = "";
     let bytes: Uint8Array | undefined;
@@ -271,20 +287,20 @@ export class Target {
         } else text = await answer.text();
         res = answer;
       } catch (error) {
-        if (attempt > 0 || controller.signal.aborted) throw new NoAnswer(described, error);
+        if (attempt > 0 || controller.signal.aborted) throw new NoAnswer(described, error, request);
         this.o.log?.(`  ${described}: connection lost before an answer, sending again`);
       } finally {
         clearTimeout(timer);
       }
     }
-    const ex = this.#exchange(method, spec.path, res.status, res.headers, text, label, sent);
+    const ex = this.#exchange(method, spec.path, res.status, res.headers, text, label, sent, request, started);
     if (bytes) ex.bytes = bytes;
     this.o.log?.(`  ${described} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
     if (!spec.bare) this.observe(ex, spec.rule, { acceptLanguage: headers["accept-language"], deliberate: false });
     return ex;
   }
 
-  #exchange(method: string, path: string, status: number, headers: Headers, text: string, label: string, sent: string | undefined): Exchange {
+  #exchange(method: string, path: string, status: number, headers: Headers, text: string, label: string, sent: string | undefined, request: SentRequest, started: number): Exchange {
     let json: unknown;
     if ((headers.get("content-type") ?? "").includes("json") && text.length > 0) {
       try {
@@ -297,6 +313,7 @@ export class Target {
     const echoed = headers.get("x-request-id") ?? undefined;
     const bodyId = (json as { error?: { request_id?: unknown } } | undefined)?.error?.request_id;
     const requestId = echoed ?? (typeof bodyId === "string" ? bodyId : undefined) ?? sent;
+    const record: ExchangeRecord = { sent: request, status, headers: [...headers], text, startedAt: new Date(started).toISOString(), ms: Date.now() - started };
     return {
       method,
       path,
@@ -307,7 +324,8 @@ export class Target {
       operation,
       label,
       sentRequestId: sent,
-      cite: { requestId, request: `${method} ${path} -> ${status}` },
+      record,
+      cite: { requestId, request: `${method} ${path} -> ${status}`, ...(operation ? { operation: operationLabel(operation) } : {}), exchange: record },
     };
   }
 
@@ -325,13 +343,24 @@ export class Target {
     const fail = (rule: string, message: string) => {
       failedHere.add(rule);
       r.fail(rule, message, ex.cite);
+      // Two rules of the seed say that every failure answers the envelope.
+      if (rule === "W-5") {
+        failedHere.add("EP-1");
+        r.fail("EP-1", message, ex.cite);
+      }
     };
 
     this.#prismFindings(ex);
 
     if (ex.operation) {
+      const seen = this.statusesSeen.get(ex.operation.operationId) ?? new Map<number, number>();
+      seen.set(ex.status, (seen.get(ex.status) ?? 0) + 1);
+      this.statusesSeen.set(ex.operation.operationId, seen);
       const violations = checkAnswer(ex.operation, { status: ex.status, headers: ex.headers, body: ex.text });
       for (const v of violations) fail(classify(ex.operation, ex.status, v, ex.json, context), v.message);
+      // A 405, or a 404 where the contract names no object to miss (no 404 declared), means
+      // the server does not have the route.
+      if (ex.status === 405 || (ex.status === 404 && !(ex.operation.op.responses as JsonObject)["404"])) fail("EP-4", notRouted(ex.operation, ex));
       const op = ex.operation.operationId;
       if (ex.status < 300 && ex.json !== undefined) {
         const rule = bodyRuleOf(op);
@@ -348,7 +377,14 @@ export class Target {
     if (isV1) {
       touched.add("EP-2");
       const echoed = ex.headers.get("x-request-id");
-      if (!ex.operation && !echoed) fail("EP-2", "no X-Request-Id in the answer");
+      // A status the contract does not declare for the route (or a route it does not have)
+      // was checked against no response: its headers are held to those every /v1 answer carries.
+      if (!ex.operation || !responseFor(ex.operation, ex.status)) {
+        const general = generalAnswerOf(ex);
+        for (const v of checkAnswer(general, { status: ex.status, headers: ex.headers, body: "" })) {
+          if (v.message.startsWith("header ")) fail(classify(general, ex.status, v, ex.json, context), v.message);
+        }
+      }
       if (!this.o.staticMock && ex.sentRequestId && echoed && echoed !== ex.sentRequestId) {
         fail("EP-2", `X-Request-Id ${JSON.stringify(echoed)} does not repeat the one sent (${JSON.stringify(ex.sentRequestId)})`);
       }
@@ -383,11 +419,13 @@ export class Target {
     // checkAnswer validated the body when the status is declared; otherwise (an unknown
     // route, an undeclared status) the envelope is checked here.
     const declared = ex.operation !== undefined && responseFor(ex.operation, ex.status) !== undefined;
+    if (body === undefined) {
+      fail("W-5", `a failure whose body is not JSON: ${JSON.stringify(ex.text.slice(0, 100))}`);
+      const leak = STACK.find((p) => p.test(ex.text));
+      if (leak) fail("ENV-6", `a stack trace or framework message in the body: ${JSON.stringify(ex.text.slice(0, 120))}`);
+      return;
+    }
     if (!declared) {
-      if (body === undefined) {
-        fail("W-5", `a failure whose body is not JSON: ${JSON.stringify(ex.text.slice(0, 100))}`);
-        return;
-      }
       if (!envelopeValid(body)) {
         for (const e of envelopeValid.errors ?? []) {
           const message = `body${e.instancePath} ${e.message ?? "is not valid"}${e.keyword === "required" ? ` '${String((e.params as { missingProperty?: string }).missingProperty)}'` : ""}`;
@@ -408,11 +446,11 @@ export class Target {
       touched.add("ENV-5");
       touched.add("ERR-4");
     }
-    const texts = [error.message, error.user_message, ...(Array.isArray(error.details) ? error.details.map((d: { message?: unknown }) => d?.message) : [])]
-      .filter((t): t is string => typeof t === "string");
+    // Every text of the body, not only the envelope's own fields: a trace is often a field
+    // of its own (`error.stack`, `error.trace` as a list of frames).
     touched.add("ENV-6");
-    const leak = texts.find((t) => STACK.some((p) => p.test(t)));
-    if (leak) fail("ENV-6", `a stack trace or framework message in the body: ${JSON.stringify(leak.slice(0, 120))}`);
+    const leak = textsOf(body, "").find(([, t]) => STACK.some((p) => p.test(t)));
+    if (leak) fail("ENV-6", `a stack trace or framework message in the body at ${leak[0]}: ${JSON.stringify(leak[1].slice(0, 120))}`);
     if (typeof error.message === "string") {
       touched.add("ENV-2");
       if (CYRILLIC.test(error.message)) fail("ENV-2", `error.message is not English: ${JSON.stringify(error.message.slice(0, 80))}`);
@@ -421,6 +459,13 @@ export class Target {
     if (typeof error.user_message === "string" && !russian) {
       touched.add("ENV-3");
       if (CYRILLIC.test(error.user_message)) fail("ENV-3", "error.user_message is Russian although the request did not ask for Russian");
+    }
+    if (typeof error.user_message === "string" && russian) {
+      // Russian, or the English message where no translation exists; whether the server
+      // translates at all is judged over the run (see `localisation`).
+      const inRussian = CYRILLIC.test(error.user_message);
+      this.localisation.push({ code: code ?? String(error.code), russian: inRussian });
+      if (!inRussian && error.user_message !== error.message) fail("ENV-3", "with Accept-Language: ru, user_message is neither Russian nor equal to message");
     }
     if (!this.o.staticMock && typeof error.request_id === "string" && ex.sentRequestId) {
       touched.add("ENV-4");
@@ -513,6 +558,7 @@ export class Target {
     headers.accept = "text/event-stream";
     if (spec.lastEventId !== undefined) headers["last-event-id"] = spec.lastEventId;
     const path = `/v1/events${spec.query ?? ""}`;
+    const started = Date.now();
     this.#count(label);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(new Error(`no answer after ${this.o.requestTimeoutMs} ms`)), this.o.requestTimeoutMs);
@@ -529,7 +575,7 @@ export class Target {
     if (!isStream) {
       text = await res.text().catch(() => "");
     }
-    const ex = this.#exchange("GET", path, res.status, res.headers, text, label, sent);
+    const ex = this.#exchange("GET", path, res.status, res.headers, text, label, sent, { method: "GET", url: this.o.baseUrl + path, headers }, started);
     this.o.log?.(`  GET ${path} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}${isStream ? " (stream)" : ""}`);
     this.observe(ex, spec.rule, { deliberate: false });
     if (!isStream) return { exchange: ex };
@@ -547,7 +593,7 @@ export class Target {
   /** Every frame against the contract's EventFrame, charged to the rule of its event. */
   #checkFrame(frame: Frame, opened: Exchange): void {
     const rule = frame.event === "generation.status_changed" ? "EVT-1" : frame.event === "reset" ? "EVT-2" : frame.event === "terminated" ? "EVT-7" : "EVT-5";
-    const cite = { requestId: opened.cite.requestId, request: `frame ${frame.event} of ${opened.cite.request}` };
+    const cite = { ...opened.cite, request: `frame ${frame.event} of ${opened.cite.request}` };
     if (frame.data === undefined) {
       this.results.fail("EVT-5", `the data of a ${frame.event} frame is not JSON: ${JSON.stringify(frame.raw.slice(0, 80))}`, cite);
       return;
@@ -568,6 +614,17 @@ export class Target {
   closeAll(): void {
     for (const s of [...this.openStreams]) s.close();
   }
+}
+
+/**
+ * The route of an answer whose status (or route) the contract does not declare, with the
+ * one response every `/v1` answer's headers can be held to: the contract's `NotFound`
+ * (X-Request-Id, Cache-Control, Vary, as on every error of `/v1`).
+ */
+function generalAnswerOf(ex: Exchange): Operation {
+  const responses: JsonObject = { [String(ex.status)]: { $ref: "#/components/responses/NotFound" } };
+  const base = ex.operation ?? { method: ex.method.toLowerCase() as Operation["method"], path: ex.path.split("?")[0]!, operationId: "", parameters: [], scope: null, schemes: [], op: {} };
+  return { ...base, op: { ...base.op, responses } };
 }
 
 function isLoopback(host: string): boolean {
@@ -594,6 +651,13 @@ function itemName(item: Item): string | undefined {
 function param(item: Item, key: string): number | undefined {
   const v = item[1].get(key);
   return typeof v === "number" ? v : undefined;
+}
+
+/** Every string in a JSON value with its dotted path (`error.trace.0`). */
+function textsOf(value: unknown, path: string): [string, string][] {
+  if (typeof value === "string") return [[path || "body", value]];
+  if (!value || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([k, v]) => textsOf(v, path ? `${path}.${k}` : k));
 }
 
 /** Collects field names that are not snake_case and `_cc` fields that are not integers. */

@@ -1,4 +1,5 @@
 // What a run is given: the server, its keys, and what it may do there.
+import type { Secret } from "./exchange-record.ts";
 
 /**
  * Extra keys, each reaching one rung of the refusal ladder or one refusal of a submit.
@@ -70,6 +71,17 @@ export interface ConformanceOptions {
   requestTimeoutMs?: number;
   /** Skip the checks that wait in real time (the heartbeat: up to 15 s + slack). */
   quick?: boolean;
+  /**
+   * A floor for the share of seed rules the run exercises (pass or fail), in percent: a
+   * run under it fails (`report.coverage.rules.met` false, exit status 1).
+   */
+  minCoverage?: number;
+  /**
+   * Generated inputs: `perOperation` requests for each operation of the contract, built
+   * from its schemas with `seed` (the same seed sends the same requests; default a random
+   * one, reported), for `operations` only when given (operationIds).
+   */
+  generate?: { perOperation: number; seed?: number; operations?: string[] };
   /** Only these rule ids (or id prefixes such as `PAGE`); default all. */
   only?: string[];
   /**
@@ -81,21 +93,47 @@ export interface ConformanceOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * The secrets a run was given, each with the environment variable the CLI reads it from:
+ * a reproduction names the variable instead of the secret.
+ */
+export function secretsOf(o: ConformanceOptions): Secret[] {
+  const list: Secret[] = [{ value: o.apiKey, variable: "HUB_API_KEY" }];
+  if (o.otherApiKey) list.push({ value: o.otherApiKey, variable: "HUB_OTHER_API_KEY" });
+  for (const [role, key] of Object.entries(o.keys ?? {})) if (key) list.push({ value: key, variable: keyVariable(role) });
+  if (o.session?.cookie) list.push({ value: o.session.cookie, variable: "HUB_SESSION_COOKIE" });
+  if (o.oauthToken) list.push({ value: o.oauthToken, variable: "HUB_OAUTH_TOKEN" });
+  return list;
+}
+
+/** `read-only` -> `HUB_KEY_READ_ONLY`. */
+export function keyVariable(role: string): string {
+  return `HUB_KEY_${role.toUpperCase().replace(/-/g, "_")}`;
+}
+
 export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | "maxWaitSeconds" | "settleSeconds" | "requestTimeoutMs">> {
   o: ConformanceOptions;
   baseUrl: string;
   writes: boolean;
   spend: boolean;
   staticMock: boolean;
+  /** `generate` with its seed chosen. */
+  generate?: { perOperation: number; seed: number; operations?: string[] };
 }
 
 export function resolve(o: ConformanceOptions): Resolved {
+  if (o.generate && !(Number.isInteger(o.generate.perOperation) && o.generate.perOperation > 0)) throw new RangeError(`generate.perOperation is a number of requests per operation, a positive integer; got ${o.generate.perOperation}`);
+  if (o.generate?.seed !== undefined && !Number.isSafeInteger(o.generate.seed)) throw new RangeError(`generate.seed is an integer; got ${o.generate.seed}`);
+  if (o.minCoverage !== undefined && !(o.minCoverage >= 0 && o.minCoverage <= 100)) {
+    throw new RangeError(`minCoverage is a percentage of the seed rules, 0 to 100; got ${o.minCoverage}`);
+  }
   return {
     o,
     baseUrl: o.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, ""),
     writes: Boolean(o.allowWrites || o.allowSpend),
     spend: Boolean(o.allowSpend),
     staticMock: Boolean(o.staticMock),
+    ...(o.generate ? { generate: { ...o.generate, seed: o.generate.seed ?? Math.floor(Math.random() * 2 ** 31) } } : {}),
     reserve: o.reserve ?? 5,
     maxWaitSeconds: o.maxWaitSeconds ?? 120,
     settleSeconds: o.settleSeconds ?? 300,

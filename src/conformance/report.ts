@@ -1,6 +1,8 @@
 // The report as a terminal table, as JSON, and as JUnit XML for CI.
-import type { RuleRow } from "./results.ts";
-import type { Report } from "./runner.ts";
+import type { Failure, RuleRow } from "./results.ts";
+import { floorShortfall, renderStatusTable, ruleCoverageText } from "./coverage.ts";
+import { exitCode, type Report } from "./runner.ts";
+import type { GeneratedReport } from "./checks/generated.ts";
 
 const VERDICT: Record<RuleRow["verdict"], string> = { pass: "PASS", fail: "FAIL", "n/a": "n/a " };
 
@@ -13,9 +15,18 @@ function credentials(report: Report): string {
   return Object.entries(report.requests.byCredential).map(([k, v]) => `${k} ${v}`).join(", ");
 }
 
+/** ` [listGenerations (GET /v1/generations): GET /v1/generations?limit=101 -> 200, request id …]` */
+function citation(f: Failure): string {
+  const request = f.request ? (f.operation ? `${f.operation}: ${f.request}` : f.request) : undefined;
+  const where = [request, f.requestId ? `request id ${f.requestId}` : undefined].filter(Boolean).join(", ");
+  return where ? ` [${where}]` : "";
+}
+
 export interface TableOptions {
   /** Show every rule (default: passes and failures, and one line listing the n/a ids per reason). */
   all?: boolean;
+  /** Add the table of statuses by operation (default: one line counting them). */
+  coverage?: boolean;
   width?: number;
 }
 
@@ -41,8 +52,8 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
     }
     out.push(`  ${VERDICT[row.verdict]}  ${row.id.padEnd(9)} ${clip(row.rule, width - 18)}`);
     for (const f of row.failures) {
-      const where = [f.request, f.requestId ? `request id ${f.requestId}` : undefined].filter(Boolean).join(", ");
-      out.push(`        - ${f.message}${where ? ` [${where}]` : ""}`);
+      out.push(`        - ${f.message}${citation(f)}`);
+      if (f.curl) out.push(`          $ ${f.curl}`);
     }
     if (row.reason) out.push(`        (${row.reason})`);
   }
@@ -59,6 +70,7 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
     for (const f of response) out.push(`  - ${f.request}${f.requestId ? ` [request id ${f.requestId}]` : ""}: ${f.location.join(".")} ${f.message}`);
     for (const f of request.filter((x) => !x.deliberate)) out.push(`  - request ${f.request}: ${f.location.join(".")} ${f.message}`);
   }
+  if (report.generated) out.push("", ...renderGenerated(report.generated));
   if (report.errors.length > 0) {
     out.push("");
     out.push("Checks that could not complete:");
@@ -69,9 +81,29 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
     out.push(`Stopped early: ${report.stopped}`);
   }
   out.push("");
+  const statuses = report.coverage.statuses;
+  if (options.coverage) out.push(...renderStatusTable(statuses));
+  else out.push(`Statuses: ${statuses.observed} of ${statuses.declared} declared (operation, status) pairs seen (--coverage for the table)`);
+  const shortfall = floorShortfall(report.coverage.rules);
+  if (shortfall) out.push(`Coverage under its floor: ${shortfall}`);
+  out.push("");
   const s = report.summary;
-  out.push(`${s.fail === 0 && report.errors.length === 0 ? "PASSED" : "FAILED"}: ${s.pass} pass, ${s.fail} fail, ${s.notApplicable} n/a of ${report.rows.length} seed rules · ${report.requests.total} requests (${credentials(report)}), waited ${report.requests.waitedSeconds} s, ${(report.durationMs / 1000).toFixed(1)} s`);
+  const rules = report.coverage.rules;
+  const floor = rules.floor !== undefined ? ` (floor ${rules.floor}%)` : "";
+  out.push(`${exitCode(report) === 0 ? "PASSED" : "FAILED"}: ${s.pass} pass, ${s.fail} fail, ${s.notApplicable} n/a of ${report.rows.length} seed rules; ${ruleCoverageText(rules)}${floor} · ${report.requests.total} requests (${credentials(report)}), waited ${report.requests.waitedSeconds} s, ${(report.durationMs / 1000).toFixed(1)} s`);
   return out.join("\n");
+}
+
+/** The generated inputs: what was sent per operation, what was found, what was not generated and why. */
+function renderGenerated(g: GeneratedReport): string[] {
+  const sum = (f: (o: GeneratedReport["operations"][number]) => number) => g.operations.reduce((n, o) => n + f(o), 0);
+  const out = [`Generated inputs (seed ${g.seed}, up to ${g.perOperation} per operation; the same seed sends the same requests): ${sum((o) => o.cases)} cases (${sum((o) => o.valid)} valid, ${sum((o) => o.invalid)} with one fault) to ${g.operations.length} operations, ${sum((o) => o.requests)} requests in all (shrinking and cleanup included), ${sum((o) => o.findings)} finding(s)`];
+  const width = Math.max(0, ...g.operations.map((o) => o.operationId.length));
+  for (const o of g.operations) out.push(`  ${o.operationId.padEnd(width)}  ${o.cases} cases (${o.valid} valid, ${o.invalid} invalid)${o.findings > 0 ? `: ${o.findings} finding(s) in ${o.failingCases} case(s)` : ""}`);
+  const skipped = new Map<string, string[]>();
+  for (const s of g.skipped) skipped.set(s.reason, [...(skipped.get(s.reason) ?? []), s.operationId]);
+  for (const [reason, ids] of skipped) out.push(`  not generated: ${ids.join(", ")}: ${reason}`);
+  return out;
 }
 
 export function renderJson(report: Report): string {
@@ -87,8 +119,8 @@ export function renderJunit(report: Report): string {
   for (const row of report.rows) sections.set(row.section, [...(sections.get(row.section) ?? []), row]);
   const lines: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const prismFailures = report.prism?.findings.filter((f) => f.location[0] === "response") ?? [];
-  const total = report.rows.length + (report.prism ? 1 : 0);
-  const failures = report.summary.fail + (prismFailures.length > 0 ? 1 : 0);
+  const total = report.rows.length + (report.prism ? 1 : 0) + (report.coverage.rules.floor !== undefined ? 1 : 0);
+  const failures = report.summary.fail + (prismFailures.length > 0 ? 1 : 0) + (report.coverage.rules.met ? 0 : 1);
   lines.push(`<testsuites name="conformance" tests="${total}" failures="${failures}" errors="${report.errors.length}" skipped="${report.summary.notApplicable}" time="${(report.durationMs / 1000).toFixed(3)}">`);
   for (const [section, rows] of sections) {
     const f = rows.filter((r) => r.verdict === "fail").length;
@@ -97,7 +129,7 @@ export function renderJunit(report: Report): string {
     for (const row of rows) {
       lines.push(`    <testcase classname="${xml(`conformance.${section}`)}" name="${xml(`${row.id}: ${row.rule}`)}" time="0">`);
       if (row.verdict === "fail") {
-        const body = row.failures.map((x) => `${x.message}${x.request ? ` [${x.request}]` : ""}${x.requestId ? ` [request id ${x.requestId}]` : ""}`).join("\n");
+        const body = row.failures.map((x) => `${x.message}${citation(x)}${x.curl ? `\n  $ ${x.curl}` : ""}`).join("\n");
         lines.push(`      <failure message="${xml(row.failures[0]?.message ?? "failed")}" type="conformance">${xml(body)}</failure>`);
       } else if (row.verdict === "n/a") {
         lines.push(`      <skipped message="${xml(row.reason ?? "not applicable")}"/>`);
@@ -119,6 +151,25 @@ export function renderJunit(report: Report): string {
     lines.push("    </testcase>");
     lines.push("  </testsuite>");
   }
+  const rules = report.coverage.rules;
+  const floorCase = rules.floor !== undefined ? 1 : 0;
+  lines.push(`  <testsuite name="conformance: coverage" tests="${floorCase}" failures="${rules.met ? 0 : 1}" errors="0" skipped="0">`);
+  lines.push("    <properties>");
+  lines.push(`      <property name="rules_exercised" value="${rules.exercised}"/>`);
+  lines.push(`      <property name="rules_total" value="${rules.total}"/>`);
+  lines.push(`      <property name="rules_exercised_percent" value="${rules.percent.toFixed(1)}"/>`);
+  if (rules.floor !== undefined) lines.push(`      <property name="min_coverage_percent" value="${rules.floor}"/>`);
+  lines.push(`      <property name="statuses_declared" value="${report.coverage.statuses.declared}"/>`);
+  lines.push(`      <property name="statuses_seen" value="${report.coverage.statuses.observed}"/>`);
+  lines.push("    </properties>");
+  if (rules.floor !== undefined) {
+    lines.push(`    <testcase classname="conformance.coverage" name="${xml(`at least ${rules.floor}% of the seed rules exercised`)}" time="0">`);
+    const shortfall = floorShortfall(rules);
+    if (shortfall) lines.push(`      <failure message="${xml(shortfall)}" type="coverage">${xml(shortfall)}</failure>`);
+    lines.push(`      <system-out>${xml(ruleCoverageText(rules))}</system-out>`);
+    lines.push("    </testcase>");
+  }
+  lines.push("  </testsuite>");
   if (report.errors.length > 0) {
     lines.push(`  <testsuite name="conformance: checks" tests="${report.errors.length}" failures="0" errors="${report.errors.length}" skipped="0">`);
     for (const e of report.errors) lines.push(`    <testcase classname="conformance.checks" name="${xml(e.check)}" time="0"><error message="${xml(e.message)}"/></testcase>`);

@@ -5,6 +5,7 @@
 // exercised (not observable from outside, needs a flag or a key, not checked).
 import { seedRule, seedRules, type SeedRule } from "../contract/index.ts";
 import { UNCHECKED } from "./unchecked.ts";
+import { Masker, maskExchange, type ExchangeRecord, type MaskedExchange, type SentRequest } from "./exchange-record.ts";
 
 export type Verdict = "pass" | "fail" | "n/a";
 
@@ -14,6 +15,12 @@ export interface Failure {
   requestId?: string;
   /** `METHOD /path -> status` of the answer at fault. */
   request?: string;
+  /** The operation of the contract it answered: `readWhoami (GET /v1/whoami)`. */
+  operation?: string;
+  /** A copy-paste reproduction, secrets masked (`$HUB_API_KEY`). */
+  curl?: string;
+  /** Where the exchange is in `Report.exchanges` (and in the HAR file). */
+  exchange?: number;
 }
 
 export interface RuleRow {
@@ -34,6 +41,10 @@ export interface RuleRow {
 export interface Cited {
   requestId?: string;
   request?: string;
+  operation?: string;
+  exchange?: ExchangeRecord;
+  /** A request that got no answer: a reproduction without an exchange. */
+  sent?: SentRequest;
 }
 
 interface Tally {
@@ -47,6 +58,12 @@ const MAX_FAILURES_PER_RULE = 20;
 
 export class Results {
   #tallies = new Map<string, Tally>();
+  #exchanges = new Map<ExchangeRecord, number>();
+  /** The exchanges failures cite, secrets masked, in the order first cited. */
+  readonly exchanges: MaskedExchange[] = [];
+
+  /** `masker` hides the run's secrets in the reproductions of failures. */
+  constructor(readonly masker: Masker = new Masker([])) {}
 
   #tally(id: string): Tally {
     seedRule(id); // throws on an id the registry does not have
@@ -70,7 +87,21 @@ export class Results {
     const t = this.#tally(id);
     if (t.failures.length >= MAX_FAILURES_PER_RULE) return;
     if (t.failures.some((f) => f.message === message && f.request === cited?.request)) return;
-    t.failures.push({ message, ...(cited?.requestId ? { requestId: cited.requestId } : {}), ...(cited?.request ? { request: cited.request } : {}) });
+    const failure: Failure = { message, ...(cited?.requestId ? { requestId: cited.requestId } : {}), ...(cited?.request ? { request: cited.request } : {}), ...(cited?.operation ? { operation: cited.operation } : {}) };
+    if (cited?.exchange) {
+      failure.curl = this.masker.curl(cited.exchange.sent);
+      failure.exchange = this.#keep(cited.exchange);
+    } else if (cited?.sent) failure.curl = this.masker.curl(cited.sent);
+    t.failures.push(failure);
+  }
+
+  #keep(record: ExchangeRecord): number {
+    let at = this.#exchanges.get(record);
+    if (at === undefined) {
+      at = this.exchanges.push(maskExchange(record, this.masker)) - 1;
+      this.#exchanges.set(record, at);
+    }
+    return at;
   }
 
   /** Records that (part of) the rule was not exercised, and why. */

@@ -2,9 +2,9 @@
 import { seedRules } from "../contract/index.ts";
 import { Ctx, type Check } from "./context.ts";
 import { Target, NoAnswer, QuotaStop } from "./http.ts";
-import { resolve, type ConformanceOptions } from "./options.ts";
+import { resolve, secretsOf, type ConformanceOptions } from "./options.ts";
 import { Results, type RuleRow } from "./results.ts";
-import { discovery, envelope, Fatal, keyPlacement, ladder, routes } from "./checks/basics.ts";
+import { discovery, envelope, Fatal, keyPlacement, ladder, localisation, routes } from "./checks/basics.ts";
 import { paging } from "./checks/paging.ts";
 import { batch, readGenerations } from "./checks/generations.ts";
 import { knowledge, models, pricing } from "./checks/catalog.ts";
@@ -18,7 +18,10 @@ import { supportSend } from "./checks/support.ts";
 import { billing } from "./checks/billing.ts";
 import { session } from "./checks/session.ts";
 import { oauthClients, oauthDocument, oauthFlow, oauthToken } from "./checks/oauth.ts";
+import { generated, type GeneratedReport } from "./checks/generated.ts";
 import type { PrismFinding } from "./http.ts";
+import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
+import { Masker, type MaskedExchange } from "./exchange-record.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
 export const CHECKS: readonly Check[] = [
@@ -53,7 +56,9 @@ export const CHECKS: readonly Check[] = [
   oauthFlow,
   oauthToken,
   oauthDocument,
+  generated,
   windows,
+  localisation,
   heartbeatEnd,
 ];
 
@@ -84,6 +89,12 @@ export interface Report {
   prism?: { findings: PrismFinding[]; responseViolations: number };
   /** Checks that threw (a defect of the suite or an answer it could not read). */
   errors: { check: string; message: string }[];
+  /** Rules exercised (against `minCoverage`), and statuses seen per operation against those declared. */
+  coverage: Coverage;
+  /** The exchanges that failures cite (`Failure.exchange`), secrets masked: the HAR file's entries. */
+  exchanges: MaskedExchange[];
+  /** What the generated inputs sent and found (`generate`). */
+  generated?: GeneratedReport;
 }
 
 export interface RunExtras {
@@ -98,7 +109,7 @@ function selected(check: Check, only: string[] | undefined): boolean {
 
 export async function runConformance(options: ConformanceOptions, extras: RunExtras = {}): Promise<Report> {
   const r = resolve(options);
-  const results = new Results();
+  const results = new Results(new Masker(secretsOf(options)));
   const labels = new Map<string, string>([[options.apiKey, "main"]]);
   if (options.otherApiKey) labels.set(options.otherApiKey, "other");
   for (const [role, key] of Object.entries(options.keys ?? {})) if (key) labels.set(key, role);
@@ -119,6 +130,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
   const started = Date.now();
   const errors: Report["errors"] = [];
   let stopped: string | undefined;
+  const generatedOnly: string[] = [];
 
   try {
     for (const check of CHECKS) {
@@ -128,6 +140,10 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
         continue;
       }
       const needs = check.needs ?? {};
+      if (needs.generate && !r.generate) {
+        generatedOnly.push(...check.rules);
+        continue;
+      }
       const why =
         r.staticMock && needs.stateful !== false ? "the target is a static mock (--static-mock): this needs a server that keeps state"
         : needs.spend && !r.spend ? "needs --allow-spend (it submits generations that cost credits)"
@@ -160,6 +176,8 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
   } finally {
     target.closeAll();
   }
+  // A rule that only generated inputs would have exercised says so.
+  for (const id of generatedOnly) if (results.passes(id) === 0 && !results.failed(id)) results.skip(id, "exercised by generated inputs only (--generate)");
 
   if (r.staticMock) {
     for (const rule of ["EP-2", "ENV-4", "LIM-3"]) results.skip(rule, "echo and countdown are not checked against a static mock");
@@ -196,12 +214,16 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
     ...(stopped ? { stopped } : {}),
     ...(extras.prism ? { prism: { findings, responseViolations: findings.filter((f) => f.location[0] === "response").length } } : {}),
     errors,
+    coverage: { rules: ruleCoverage(rows, options.minCoverage), statuses: statusCoverage(target.statusesSeen) },
+    exchanges: results.exchanges,
+    ...(ctx.shared.generated ? { generated: ctx.shared.generated } : {}),
   };
 }
 
-/** Exit status for a report: 1 on any failed rule, any check error, or a Prism response violation. */
+/** Exit status for a report: 1 on any failed rule, any check error, a Prism response violation, or coverage under its floor. */
 export function exitCode(report: Report): number {
   if (report.summary.fail > 0 || report.errors.length > 0) return 1;
+  if (!report.coverage.rules.met) return 1;
   if (report.prism && report.prism.responseViolations > 0) return 1;
   return 0;
 }

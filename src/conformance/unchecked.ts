@@ -12,7 +12,6 @@ export const UNCHECKED: Readonly<Record<string, string>> = {
   "ST-4": "a late provider result cannot be caused by a client",
   "GEN-6": "a client cannot cause a refund (a record that carries `refunded` is still checked against the schema)",
   "EP-5": "a gap of the seed: there is nothing to observe",
-  "SUB-3D": "the 3D variant's type value is not shown in the seed",
   "GEN-10": "the bodies of the title changes are not shown in the seed",
   "OAUTH-9": "the consent screen needs a user in a browser",
   "LIM-4": "exceeding a window would exhaust the caller's quota (the suite waits instead)",

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { seedRules } from "../../src/contract/index.ts";
+import { coverageFloor, DEFAULT_GENERATED, generateOption, Usage, withGenerateValue } from "../../src/conformance/cli-options.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
 import { startSim } from "./support/run.ts";
@@ -46,8 +47,14 @@ describe("npm run conformance", () => {
     const sim = await startSim({ clockSpeed: 1 });
     const proxy = await startProxy(sim.url, DOUBLES.find((d) => d.rule === "PAGE-3")!.make(sim));
     try {
-      const run = await cli(["--only", "PAGE-3", "--quick"], { HUB_BASE_URL: proxy.url, HUB_API_KEY: "ghk_demo_full" });
+      const har = join(mkdtempSync(join(tmpdir(), "conformance-")), "failures.har");
+      const run = await cli(["--only", "PAGE-3", "--quick", "--har", har], { HUB_BASE_URL: proxy.url, HUB_API_KEY: "ghk_demo_full" });
       expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toMatch(/^ {10}\$ curl -sS -i -X GET '\S+\/v1\/generations\?limit=101' -H "Authorization: Bearer \$\{HUB_API_KEY\}"/m);
+      expect(run.stderr).toMatch(/HAR file of \d+ failing exchange\(s\) written to /);
+      const log = JSON.parse(readFileSync(har, "utf8")).log;
+      expect(log.entries.some((e: { request: { url: string } }) => e.request.url.endsWith("/v1/generations?limit=101"))).toBe(true);
+      expect(readFileSync(har, "utf8")).not.toContain("ghk_demo_full");
       expect(run.stdout).toMatch(/^  FAIL  PAGE-3 /m);
       expect(run.stdout).toMatch(/limit=101 answered 200 .*request id conformance-/);
       expect(run.stdout).toMatch(/^FAILED: /m);
@@ -56,6 +63,41 @@ describe("npm run conformance", () => {
       await proxy.close();
       await sim.close();
     }
+  });
+
+  it("PAGE-3: --min-coverage fails a run that exercised fewer rules, with the reason", async () => {
+    const run = await cli(["--only", "PAGE-3", "--quick", "--min-coverage", "90"]);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/^Coverage under its floor: coverage [\d.]+% \(\d+ of \d+ rules exercised\) is under --min-coverage 90%$/m);
+    expect(run.stdout).toMatch(/^FAILED: \d+ pass, 0 fail, \d+ n\/a of \d+ seed rules; \d+ of \d+ rules exercised, \d+% \(floor 90%\)/m);
+  });
+
+  it("CAT-4 CAT-5: --generate=N --seed --operations sends generated requests to its own simulator and says what it sent", async () => {
+    const run = await cli(["--generate=5", "--seed", "9", "--operations", "listModels,searchKnowledge", "--only", "CAT", "--quick"]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Generated inputs \(seed 9, up to 5 per operation; the same seed sends the same requests\): 10 cases \(\d+ valid, \d+ with one fault\) to 2 operations, \d+ requests in all \(shrinking and cleanup included\), 0 finding\(s\)$/m);
+    expect(run.stdout).toMatch(/^ {2}listModels +5 cases \(5 valid, 0 invalid\)$/m);
+    expect(run.stdout).toMatch(/^ {2}searchKnowledge +5 cases \(3 valid, 2 invalid\)$/m);
+  });
+
+  it("refuses bad generated-input and coverage flags with one clear line", () => {
+    const cases = [
+      [() => coverageFloor("150"), /--min-coverage is a percentage of the seed rules, 0 to 100; got 150/],
+      [() => generateOption("abc", undefined, undefined), /--generate takes a number of requests per operation \(a positive integer\): --generate=abc/],
+      [() => generateOption(undefined, "3", undefined), /--seed and --operations choose generated requests: give --generate too/],
+      [() => generateOption("", "x", undefined), /--seed takes an integer, got "x"/],
+      [() => generateOption("", undefined, "listModels,noSuchOperation"), /--operations names no operation of the contract: noSuchOperation/],
+    ] as const;
+    for (const [parse, message] of cases) expect(parse).toThrow(message);
+    for (const [parse] of cases) expect(parse).toThrow(Usage);
+    expect(generateOption("", "7", "listModels")).toEqual({ perOperation: DEFAULT_GENERATED, seed: 7, operations: ["listModels"] });
+    expect(withGenerateValue(["--generate", "--seed", "7"])).toEqual(["--generate=", "--seed", "7"]);
+  });
+
+  it("answers a bad flag value with status 2 and one line", async () => {
+    const bad = await cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--generate=abc"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr.split("\n")[0]).toBe("conformance: --generate takes a number of requests per operation (a positive integer): --generate=abc");
   });
 
   it("answers --help and refuses bad usage with status 2", async () => {

@@ -24,6 +24,8 @@ export interface Rewrite {
   answer?(req: ProxiedRequest, answer: ProxiedAnswer): ProxiedAnswer;
   /** Answers without asking upstream. */
   intercept?(req: ProxiedRequest): ProxiedAnswer | undefined;
+  /** Never answers the request (a server that hangs on it). */
+  hang?(req: ProxiedRequest): boolean;
   /** Changes the text of an event stream, chunk by chunk (`first` for the first chunk). */
   stream?(req: ProxiedRequest, chunk: string, first: boolean): string;
 }
@@ -52,6 +54,7 @@ export async function startProxy(upstream: string, initial: Rewrite = {}): Promi
     req.on("end", () => {
       let r: ProxiedRequest = { method: req.method ?? "GET", path: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks) };
       if (rewrite.request) r = rewrite.request(r);
+      if (rewrite.hang?.(r)) return;
       const own = rewrite.intercept?.(r);
       if (own) {
         res.writeHead(own.status, { ...own.headers, "content-length": Buffer.byteLength(own.body) });

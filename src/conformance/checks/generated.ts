@@ -1,0 +1,142 @@
+// Generated inputs (`--generate[=N]`, `--seed`): for each operation of the contract, N
+// requests built from its schemas (see ../generate/), judged by this API's rules, each
+// finding shrunk and charged to its seed rule. It learns first what the schemas cannot
+// know: the catalog's models, ids of objects the account has, cursors, a folder of its own.
+import { operations } from "../../contract/index.ts";
+import { errorCodeOf } from "../classify.ts";
+import { randomToken, type Check, type Ctx } from "../context.ts";
+import { casesFor, operationSeed } from "../generate/cases.ts";
+import { generatedRules, planFor, type Known, type Plan } from "../generate/plans.ts";
+import { runCases, type OperationRun } from "../generate/run.ts";
+
+export interface GeneratedReport {
+  seed: number;
+  perOperation: number;
+  operations: OperationRun[];
+  /** Operations not generated in this run, and why. */
+  skipped: { operationId: string; reason: string }[];
+}
+
+const PAGED = ["listGenerations", "listCreditTransactions", "listLibraryAssets"] as const;
+const PAGED_PATH: Record<(typeof PAGED)[number], string> = { listGenerations: "/v1/generations", listCreditTransactions: "/v1/billing/transactions", listLibraryAssets: "/v1/library/assets" };
+
+function ids(list: Record<string, any>[]): string[] {
+  return list.map((g) => g.id).filter((id): id is string => typeof id === "string");
+}
+
+/** What the schemas cannot know, from earlier checks and a few reads. */
+async function learn(c: Ctx): Promise<Known> {
+  const s = c.shared;
+  let models = s.models;
+  if (models.length === 0) {
+    const list = await c.get("/v1/models", "CAT-4");
+    if (list.status === 200 && Array.isArray(list.json?.data)) models = list.json.data;
+  }
+  let own = s.own;
+  if (own.length === 0) {
+    const list = await c.get("/v1/generations?limit=100", "GEN-1");
+    if (list.status === 200 && Array.isArray(list.json?.data)) own = list.json.data;
+  }
+  const knowledge = await c.get("/v1/knowledge?limit=100", "CAT-5");
+  const slugs = Array.isArray(knowledge.json?.data) ? knowledge.json.data.map((a: any) => a.slug).filter((x: unknown): x is string => typeof x === "string") : [];
+  const cursors: Record<string, string[]> = {};
+  for (const op of PAGED) {
+    const page = await c.get(`${PAGED_PATH[op]}?limit=1`, "PAGE-2");
+    const next = page.json?.next_cursor;
+    cursors[op] = typeof next === "string" ? [next] : [];
+  }
+  const outputPaths = own.flatMap((g) => (Array.isArray(g.output_urls) ? g.output_urls : [])).map((u: unknown) => (typeof u === "string" ? c.t.pathOf(u) : undefined)).filter((p: string | undefined): p is string => typeof p === "string").slice(0, 10);
+  const known: Known = {
+    models,
+    ownIds: ids([...own, ...s.created]),
+    createdIds: ids(s.created),
+    uploadRefs: [...new Set(s.uploads.map((u) => u.reference))],
+    assetIds: s.uploads.map((u) => u.assetId).filter((x): x is string => typeof x === "string"),
+    slugs,
+    outputPaths,
+    cursors,
+  };
+  // A folder of its own only when an operation that changes or fills one is generated.
+  const folderOps = ["changeLibraryFolder", "moveLibraryItems"];
+  const ops = c.r.generate?.operations;
+  if (c.r.writes && (!ops || ops.some((o) => folderOps.includes(o)))) known.folderId = await ownFolder(c);
+  return known;
+}
+
+/** A folder of the generator's own (deleted at the end): the seed does not show a create reply, so it is found by name. */
+async function ownFolder(c: Ctx): Promise<string | undefined> {
+  const name = `conformance-gen ${randomToken()}`;
+  const made = await c.post("/v1/library/folders", { name }, "LIB-3");
+  if (made.status >= 300) return undefined;
+  return folderNamed(c, name);
+}
+
+async function folderNamed(c: Ctx, name: string): Promise<string | undefined> {
+  const list = await c.get("/v1/library/folders", "LIB-2");
+  const found = Array.isArray(list.json?.data) ? list.json.data.find((f: any) => f.name === name) : undefined;
+  return typeof found?.id === "string" ? found.id : undefined;
+}
+
+async function deleteFolder(c: Ctx, id: string): Promise<void> {
+  const gone = await c.request({ method: "DELETE", path: `/v1/library/folders/${encodeURIComponent(id)}`, rule: "LIB-5" });
+  if (gone.status >= 300 && gone.status !== 404) c.note("LIB-5", `a folder the generator made (${id}) could not be deleted: ${gone.status} ${errorCodeOf(gone.json) ?? ""}`);
+}
+
+/** A folder a generated create made is deleted at once (the account's folders are bounded). */
+function withCleanup(plan: Plan): Plan {
+  if (plan.operation.operationId === "createLibraryFolder") {
+    plan.after = async (c, sent) => {
+      const name = (sent.body as { name?: unknown } | undefined)?.name;
+      if (sent.status >= 300 || typeof name !== "string") return;
+      const id = await folderNamed(c, name);
+      if (id) await deleteFolder(c, id);
+    };
+  }
+  return plan;
+}
+
+function planRules(plan: Plan): string[] {
+  return [plan.invalidRule, plan.validRule, ...Object.values(plan.fieldRules), ...(plan.body?.variants.map((v) => v.validRule) ?? [])];
+}
+
+export const generated: Check = {
+  name: "generated inputs",
+  rules: generatedRules(),
+  needs: { generate: true },
+  async run(c) {
+    const g = c.r.generate!;
+    const report: GeneratedReport = { seed: g.seed, perOperation: g.perOperation, operations: [], skipped: [] };
+    c.shared.generated = report;
+    const known = await learn(c);
+    const only = c.r.o.only;
+    try {
+      for (const op of operations()) {
+        if (g.operations && !g.operations.includes(op.operationId)) continue;
+        const plan = planFor(op.operationId, known);
+        if ("skipped" in plan) {
+          report.skipped.push({ operationId: op.operationId, reason: plan.skipped });
+          continue;
+        }
+        const why =
+          plan.needs === "spend" && !c.r.spend ? "needs --allow-spend (a generated submit may cost credits)"
+          : plan.needs === "writes" && !c.r.writes ? "needs --allow-writes (a generated request may change state)"
+          : only?.length && !planRules(plan).some((id) => only.some((o) => id === o || id.startsWith(`${o}-`))) ? "none of its rules selected (--only)"
+          : undefined;
+        if (why) {
+          report.skipped.push({ operationId: op.operationId, reason: why });
+          continue;
+        }
+        for (const v of plan.body?.variants ?? []) {
+          if (!v.unavailable) continue;
+          report.skipped.push({ operationId: `${op.operationId} (${v.name})`, reason: v.unavailable });
+          c.skip([v.validRule], `generated ${v.name} bodies not sent: ${v.unavailable}`);
+        }
+        c.log(`  generating ${g.perOperation} inputs for ${op.operationId}`);
+        const cases = casesFor(withCleanup(plan), known, g.perOperation, operationSeed(g.seed, op.operationId));
+        report.operations.push(await runCases(c, plan, cases, { seed: g.seed, perOperation: g.perOperation }));
+      }
+    } finally {
+      if (known.folderId) await deleteFolder(c, known.folderId);
+    }
+  },
+};

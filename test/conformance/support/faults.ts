@@ -1,0 +1,109 @@
+// Single faults put in front of the simulator (through the rewriting proxy) that the
+// rule-by-rule doubles of doubles.ts do not cover: routes a small server never mounted,
+// answered the way express does; a server that never localises; a server that puts a
+// stack trace beside the envelope's fields; and faults only generated inputs find (a
+// bound not checked, a crash or a hang on an unknown field, a Content-Type not read).
+import { validateChosen } from "../../../src/contract/index.ts";
+import { editJson, pathOnly, type ProxiedAnswer, type ProxiedRequest, type Rewrite } from "./proxy.ts";
+
+/** Express's default answer for a route nobody mounted (`finalhandler`). */
+export function expressNotFound(req: ProxiedRequest): ProxiedAnswer {
+  const body = `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot ${req.method} ${pathOnly(req)}</pre>\n</body>\n</html>\n`;
+  return {
+    status: 404,
+    headers: { "content-type": "text/html; charset=utf-8", "x-powered-by": "Express", "content-security-policy": "default-src 'none'", "x-content-type-options": "nosniff" },
+    body,
+  };
+}
+
+/** A server where `routes` (`"GET /v1/whoami"`) were never mounted: express's HTML 404. */
+export function missingRoutes(routes: readonly string[]): Rewrite {
+  const missing = new Set(routes);
+  return {
+    intercept(req) {
+      return missing.has(`${req.method} ${pathOnly(req)}`) ? expressNotFound(req) : undefined;
+    },
+  };
+}
+
+/** A server without translations: `user_message` is the English `message` whatever the request asks. */
+export function neverLocalised(): Rewrite {
+  return {
+    answer(_req, a) {
+      if (a.status < 400) return a;
+      return editJson(a, (body) => {
+        if (body?.error && typeof body.error.message === "string") body.error.user_message = body.error.message;
+        return body;
+      });
+    },
+  };
+}
+
+const TRACE = ["Error: validation failed", "    at validateBody (/srv/app/src/routes/generations.js:41:13)", "    at Layer.handle (/srv/app/node_modules/express/lib/router/layer.js:95:5)"];
+
+/** A server that adds a stack trace to every error body: as a string in `error.stack`, or as lines in `error.trace`. */
+export function stackTraces(field: "stack" | "trace"): Rewrite {
+  return {
+    answer(_req, a) {
+      if (a.status < 400) return a;
+      return editJson(a, (body) => {
+        if (body?.error) body.error[field] = field === "stack" ? TRACE.join("\n") : TRACE.slice(1).map((l) => l.trim());
+        return body;
+      });
+    },
+  };
+}
+
+/** A server that clamps `limit` of the knowledge search into its bounds instead of refusing it (the hand-written checks page generations only). */
+export function clampsKnowledgeLimit(): Rewrite {
+  return {
+    request(req) {
+      if (req.method !== "GET" || pathOnly(req) !== "/v1/knowledge") return req;
+      const url = new URL(req.path, "http://x");
+      const limit = Number(url.searchParams.get("limit"));
+      if (!url.searchParams.has("limit") || !Number.isInteger(limit)) return req;
+      url.searchParams.set("limit", String(Math.min(100, Math.max(1, limit))));
+      return { ...req, path: url.pathname + url.search };
+    },
+  };
+}
+
+function jsonBody(req: ProxiedRequest): any {
+  try {
+    return JSON.parse(req.body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A server whose price estimate crashes (500 internal_error, in the envelope) on a field the body's variant does not have. */
+export function crashesOnUnknownField(): Rewrite {
+  return {
+    answer(req, a) {
+      if (req.method !== "POST" || pathOnly(req) !== "/v1/pricing/estimate") return a;
+      const body = jsonBody(req);
+      if (!body || !validateChosen("SubmitRequest", body).some((d) => d.reason === "unknown_field")) return a;
+      return editJson({ ...a, status: 500 }, (b) => ({ error: { code: "internal_error", message: "Unexpected server error.", user_message: "Unexpected server error.", request_id: b?.error?.request_id ?? req.headers["x-request-id"] } }));
+    },
+  };
+}
+
+/** A server that reads any body of the price estimate as JSON, whatever its Content-Type says. */
+export function ignoresContentType(): Rewrite {
+  return {
+    request(req) {
+      if (req.method !== "POST" || pathOnly(req) !== "/v1/pricing/estimate") return req;
+      return { ...req, headers: { ...req.headers, "content-type": "application/json" } };
+    },
+  };
+}
+
+/** A server whose price estimate never answers a body with a field its variant does not have (a hang). */
+export function hangsOnUnknownField(): Rewrite {
+  return {
+    hang(req) {
+      const body = req.method === "POST" && pathOnly(req) === "/v1/pricing/estimate" ? jsonBody(req) : undefined;
+      return Boolean(body && validateChosen("SubmitRequest", body).some((d) => d.reason === "unknown_field"));
+    },
+  };
+}
