@@ -7,7 +7,7 @@ import type { Exchange, RequestSpec, Target } from "./http.ts";
 import type { KeyRole, Resolved } from "./options.ts";
 import type { Cited, Results } from "./results.ts";
 import type { EventStream } from "./sse.ts";
-import type { GeneratedReport } from "./checks/generated.ts";
+import type { GeneratedReport } from "./generate/report.ts";
 
 export interface Shared {
   whoami?: Record<string, any>;

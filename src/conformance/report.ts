@@ -2,7 +2,7 @@
 import type { Failure, RuleRow } from "./results.ts";
 import { floorShortfall, renderStatusTable, ruleCoverageText } from "./coverage.ts";
 import { exitCode, type Report } from "./runner.ts";
-import type { GeneratedReport } from "./checks/generated.ts";
+import type { GeneratedReport } from "./generate/report.ts";
 
 const VERDICT: Record<RuleRow["verdict"], string> = { pass: "PASS", fail: "FAIL", "n/a": "n/a " };
 

@@ -7,15 +7,9 @@ import { errorCodeOf } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
 import { casesFor, operationSeed } from "../generate/cases.ts";
 import { generatedRules, planFor, type Known, type Plan } from "../generate/plans.ts";
-import { runCases, type OperationRun } from "../generate/run.ts";
+import type { GeneratedReport } from "../generate/report.ts";
+import { runCases } from "../generate/run.ts";
 
-export interface GeneratedReport {
-  seed: number;
-  perOperation: number;
-  operations: OperationRun[];
-  /** Operations not generated in this run, and why. */
-  skipped: { operationId: string; reason: string }[];
-}
 
 const PAGED = ["listGenerations", "listCreditTransactions", "listLibraryAssets"] as const;
 const PAGED_PATH: Record<(typeof PAGED)[number], string> = { listGenerations: "/v1/generations", listCreditTransactions: "/v1/billing/transactions", listLibraryAssets: "/v1/library/assets" };

@@ -6,6 +6,7 @@
 import { errorCodes, type Json } from "../../contract/index.ts";
 import { errorCodeOf, operationLabel } from "../classify.ts";
 import type { Ctx } from "../context.ts";
+import type { OperationRun } from "./report.ts";
 import { NoAnswer, type Exchange } from "../http.ts";
 import { caseKey, rawBody, sizeOf, type Case } from "./cases.ts";
 import { ruleOf, SCHEMA_REASONS, type Plan } from "./plans.ts";
@@ -212,17 +213,6 @@ async function shrink(c: Ctx, plan: Plan, kase: Case, finding: Finding, ex: Exch
   return { ...current, steps, ...(alone !== undefined ? { alone } : {}) };
 }
 
-export interface OperationRun {
-  operationId: string;
-  cases: number;
-  valid: number;
-  invalid: number;
-  /** Distinct findings (each shrunk and reported once). */
-  findings: number;
-  /** Answers that showed a finding, repeats included. */
-  failingCases: number;
-  requests: number;
-}
 
 /** Sends a plan's cases, then shrinks and reports each distinct finding. */
 export async function runCases(c: Ctx, plan: Plan, cases: Case[], replay: Replay): Promise<OperationRun> {
