@@ -6,15 +6,18 @@
 // Chromium (Debian's), driven by playwright-core. Without Chromium this check cannot run:
 // it says so loudly, and fails in CI.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { at } from "../../scripts/lib/paths.ts";
+import { bundleSample, runInPage } from "../docs/sample-runner.ts";
 import { serveSite, type StaticSite } from "../docs/support.ts";
 import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
 import type { PageReport } from "./msw-browser/page.ts";
+import { mswDocsSample } from "./support/msw-docs.ts";
 
 const executablePath = chromiumFor("browser check of the MSW handlers", "test/simulator/msw-browser.test.ts");
 
@@ -68,5 +71,22 @@ describe.runIf(executablePath)("the hub's MSW handlers in a browser", { timeout:
     expect(hubRequests.some((h) => h.url.endsWith("/v1/events"))).toBe(true);
     expect(hubRequests.filter((h) => !h.fromServiceWorker)).toEqual([]);
     await page.close();
+  });
+
+  it("the browser example of docs/simulator.md runs to completion and prints the statuses up to DONE", async () => {
+    const code = await bundleSample({ source: mswDocsSample("setupWorker(...handlers)"), resolveDir: at(".") }, "browser");
+    const pageDir = join(dir, "docs-example");
+    mkdirSync(pageDir);
+    const context = await browser.newContext();
+    try {
+      const result = await runInPage(code, { context, pageDir, pageUrl: `${site.url}docs-example/index.html`, timeoutMs: 30_000 });
+      expect(result.timedOut, result.output).toBe(false);
+      expect(result.code, result.output).toBe(0);
+      // Its own lines (MSW logs what it answers, too): "<generation id> <status>".
+      const printed = result.output.split("\n").flatMap((line) => /^gen_\w+ ([A-Z_]+)$/.exec(line)?.slice(1) ?? []);
+      expect(printed, result.output).toEqual(["QUEUED", "PENDING", "RUNNING", "DONE"]);
+    } finally {
+      await context.close();
+    }
   });
 });
