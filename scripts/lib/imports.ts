@@ -74,7 +74,7 @@ export const SIMULATOR_LAYERS: readonly { layer: string; prefixes: readonly stri
   { layer: "pipeline", prefixes: ["pipeline/"] },
   { layer: "handlers", prefixes: ["handlers/"] },
   { layer: "hub", prefixes: ["hub.ts"] },
-  { layer: "adapters", prefixes: ["http/", "assets/"] },
+  { layer: "adapters", prefixes: ["http/", "msw/", "assets/"] },
   { layer: "entry points", prefixes: ["index.ts", "cli.ts", "main.ts", "docs-site.ts"] },
 ];
 

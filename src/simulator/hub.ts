@@ -2,7 +2,9 @@
 // that change them (domain/), the request pipeline (pipeline/) and the handlers
 // (handlers/). `handle(request)` answers one request synchronously; nothing here knows
 // about Fastify, Node's http module or Mock Service Worker (the adapters do).
-import { operationById, schemaValidator, streamLimits, validateChosen } from "../contract/index.ts";
+import { operationById } from "../contract/document.ts";
+import { streamLimits } from "../contract/tables.ts";
+import { schemaValidator, validateChosen } from "../contract/validator.ts";
 import { recheckStreams } from "./domain/access.ts";
 import type { CredentialResolver } from "./domain/credentials.ts";
 import { EventHub } from "./domain/events.ts";

@@ -3,6 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { Hub, type HubOptions } from "./hub.ts";
 import { fileAssets } from "./http/assets.ts";
+import { DEFAULT_BODY_LIMIT } from "./http/body-limits.ts";
 import { createServer, type ServerOptions } from "./http/server.ts";
 
 export { Hub } from "./hub.ts";
@@ -26,7 +27,7 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+export { DEFAULT_BODY_LIMIT } from "./http/body-limits.ts";
 export const DEFAULT_DOCS_DIR = fileURLToPath(new URL("../../site/", import.meta.url));
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {

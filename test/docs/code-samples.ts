@@ -79,6 +79,14 @@ export const NOT_RUN: { sample: string; why: string }[] = [
     sample: "docs/simulator.md#defineConfig",
     why: "a Vite configuration (vite.config.ts): Vite reads it when the reader's dev server starts, and this project does not install Vite",
   },
+  {
+    sample: "docs/simulator.md#setupServer(...handlers)",
+    why: "imports msw, which the type check here (a folder outside the project) cannot resolve: test/simulator/msw-docs.test.ts runs it instead, and its tests must pass",
+  },
+  {
+    sample: "docs/simulator.md#setupWorker(...handlers)",
+    why: "imports msw and needs MSW's service worker script served at the page's root: test/simulator/msw-browser.test.ts runs it in Chromium instead",
+  },
 ];
 
 export function notRunReason(sample: CodeSample): string | undefined {

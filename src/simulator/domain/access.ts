@@ -2,7 +2,7 @@
 // or suspended, the API switched off, a scope lost): every open stream goes through the
 // refusal ladder again, and one that would now be refused gets `terminated` with the
 // refusal a reconnect would get.
-import { operationById } from "../../contract/index.ts";
+import { operationById } from "../../contract/document.ts";
 import type { HubBase } from "../state/base.ts";
 import { accountRefusal, authenticate, scopeRefusal, type CredentialResolver } from "./credentials.ts";
 import type { EventHub } from "./events.ts";

@@ -2,7 +2,7 @@
 // malformed or unknown key, expired, revoked, unusable OAuth token, no API access,
 // suspended, terms not accepted, missing scope. The rate limiter sits between the
 // credential rungs and the account rungs (see the pipeline).
-import type { Operation } from "../../contract/index.ts";
+import type { Operation } from "../../contract/document.ts";
 import { refuse, type Refusal } from "./refusal.ts";
 import type { Account, ApiKey } from "../state/accounts.ts";
 import type { HubState } from "../state/hub-state.ts";

@@ -2,7 +2,7 @@
 // the simulator's clock, emits an event for every change, refunds a failed attempt,
 // and renders the record. Cancellation and deletion live here too (their public route
 // is not shown in the seed; the control interface reaches them).
-import { inProgressStatuses } from "../../contract/index.ts";
+import { inProgressStatuses } from "../../contract/tables.ts";
 import type { Account } from "../state/accounts.ts";
 import type { HubBase } from "../state/base.ts";
 import type { Generation, Step } from "../state/generations.ts";

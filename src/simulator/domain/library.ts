@@ -1,6 +1,6 @@
 // What the library does: signs upload tickets, writes their files into assets, and
 // finds an account's live assets and folders. The records are in state/library.ts.
-import { bound } from "../../contract/index.ts";
+import { bound } from "../../contract/tables.ts";
 import type { HubBase } from "../state/base.ts";
 import { REFERENCE_PREFIX, signatureMs, uploadLifetimeMs, type Asset, type Folder, type UploadTicket } from "../state/library.ts";
 import { imageSize } from "../state/media.ts";

@@ -7,7 +7,8 @@
 // against the chosen branch alone, as the branches exclude each other by that property.
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import * as formatsModule from "ajv-formats";
-import { chosenBranch, contract } from "../../contract/index.ts";
+import { contract } from "../../contract/document.ts";
+import { chosenBranch } from "../../contract/validator.ts";
 
 const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as (ajv: Ajv2020) => void;
 const ID = "https://generation-hub.local/quick/openapi.json";

@@ -23,7 +23,7 @@
 //   unfetchable_reference  a public https URL: the simulator cannot fetch it
 //   invalid                readable, but not what the field takes (an image field given a
 //                          video, bytes that are not a readable image of their type)
-import type { Detail } from "../../contract/index.ts";
+import type { Detail } from "../../contract/validator.ts";
 import type { HubBase } from "../state/base.ts";
 import { REFERENCE_PREFIX } from "../state/library.ts";
 import { imageSize, isImageType, type ImageSize } from "../state/media.ts";

@@ -1,7 +1,8 @@
 // Refusals and the error envelope. The English `message` defaults to the meaning of
 // the code in the seed's error table (read from the contract); `user_message` is
 // Russian only for `Accept-Language: ru` where a translation exists.
-import { errorCodes, statusOf, type Detail as FieldDetail } from "../../contract/index.ts";
+import { errorCodes, statusOf } from "../../contract/tables.ts";
+import type { Detail as FieldDetail } from "../../contract/validator.ts";
 import { russian } from "./messages-ru.ts";
 
 export type Lang = "en" | "ru";

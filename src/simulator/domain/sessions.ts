@@ -8,7 +8,7 @@
 // - no scopes: every route that lists the session scheme is open to it, and the
 //   subscription actions accept nothing else.
 // The sign-in pages are handlers/site.ts; the records are state/sessions.ts.
-import { scopes as allScopes } from "../../contract/index.ts";
+import { scopes as allScopes } from "../../contract/tables.ts";
 import type { HubBase } from "../state/base.ts";
 import { SESSION_COOKIE, type Session, type SessionOptions } from "../state/sessions.ts";
 import { isoTime, randomToken } from "../state/util.ts";

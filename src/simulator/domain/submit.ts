@@ -2,7 +2,7 @@
 // the type the API does not submit (503), the contract's schema (400 with details from
 // the contract's own validator), then the model-specific reasons of the seed's reason
 // table, checked against the catalog entry of the model this key can launch.
-import { validateChosen, type Detail } from "../../contract/index.ts";
+import { validateChosen, type Detail } from "../../contract/validator.ts";
 import { refuse, type Refusal } from "./refusal.ts";
 import { DEFAULT_MODEL, PUBLISHED_TYPES, UNSUBMITTABLE_TYPES, type ModelDef } from "../state/fixtures/catalog.ts";
 import { quickChosen } from "./quick-validators.ts";

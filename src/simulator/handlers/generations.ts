@@ -1,6 +1,6 @@
 // Generations routes: list, submit, batch status, read, title change, result files
 // and report. Records have the same shape everywhere (GenerationEngine.record).
-import { schemaValidator, toDetails } from "../../contract/index.ts";
+import { schemaValidator, toDetails } from "../../contract/validator.ts";
 import { chargeFor } from "../domain/charges.ts";
 import { baseHeaders, headerOf, isRefusal, json, jsonText, readerOf, readJson, type Ctx, type Handler } from "../pipeline/context.ts";
 import { refuse } from "../domain/refusal.ts";

@@ -8,7 +8,7 @@
 //   PATCH folder     200 with the folder record
 //   DELETE folder    200 { id, deleted: true, moved_to_root: <number of items now at the root> }
 //   POST move        200 { folder_id, item_ids, moved: <number of items whose folder changed> }
-import { schemaValidator, toDetails } from "../../contract/index.ts";
+import { schemaValidator, toDetails } from "../../contract/validator.ts";
 import { baseHeaders, isRefusal, json, readJson, type Ctx, type Handler } from "../pipeline/context.ts";
 import { refuse, type Refusal } from "../domain/refusal.ts";
 import { assetRecord, folderLimit, folderRecord, foldersOf, liveAssets, ownAsset, sameName } from "../domain/library.ts";

@@ -1,7 +1,7 @@
 // POST /v1/subscription/resume, /cancel, /card-change and /card-change/complete
 // (session cookie only: the route's security lets nothing else through). The rules are
 // domain/subscriptions.ts; these read the bodies and answer.
-import { schemaValidator, toDetails } from "../../contract/index.ts";
+import { schemaValidator, toDetails } from "../../contract/validator.ts";
 import { cancelSubscription, completeCardChange, resumeSubscription, startCardChange, type CancelReason } from "../domain/subscriptions.ts";
 import { refuse } from "../domain/refusal.ts";
 import { isRefusal, json, readJson, type Ctx, type Handler } from "../pipeline/context.ts";

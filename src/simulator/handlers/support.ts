@@ -1,6 +1,6 @@
 // Support routes: the single thread (read whole; reading marks it read) and sending a
 // message (idempotent by `client_msg_id`; up to 3 upload references in `images`).
-import { schemaValidator, toDetails, type Detail } from "../../contract/index.ts";
+import { schemaValidator, toDetails, type Detail } from "../../contract/validator.ts";
 import { isRefusal, json, readerOf, readJson, type Handler } from "../pipeline/context.ts";
 import { refuse } from "../domain/refusal.ts";
 import { REFERENCE_PREFIX } from "../state/library.ts";

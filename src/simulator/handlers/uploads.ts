@@ -2,7 +2,7 @@
 // the exact length; PUT /v1/uploads/content closes a ticket through this API (the
 // ticket's `proxy_path`). The other way to close it is the direct PUT to the ticket's
 // storage `url` (storage.ts).
-import { schemaValidator, toDetails } from "../../contract/index.ts";
+import { schemaValidator, toDetails } from "../../contract/validator.ts";
 import { headerOf, isRefusal, json, readJson, type Handler } from "../pipeline/context.ts";
 import { refuse } from "../domain/refusal.ts";
 import { completeTicket, issueTicket, ticketRecord, UPLOAD_CEILING } from "../domain/library.ts";

@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { AssetFile, AssetSource } from "../hub.ts";
 
-const FILES: Readonly<Record<string, { fileName: string; contentType: string }>> = {
+/** The file of each output kind, in src/simulator/assets/. */
+export const RESULT_FILES: Readonly<Record<string, { fileName: string; contentType: string }>> = {
   image: { fileName: "image.png", contentType: "image/png" },
   video: { fileName: "video.mp4", contentType: "video/mp4" },
   model: { fileName: "model.glb", contentType: "model/gltf-binary" },
@@ -13,7 +14,7 @@ export function fileAssets(dir = fileURLToPath(new URL("../assets/", import.meta
   const cache = new Map<string, AssetFile | undefined>();
   return (kind) => {
     if (!cache.has(kind)) {
-      const f = FILES[kind];
+      const f = RESULT_FILES[kind];
       let file: AssetFile | undefined;
       if (f) {
         try {

@@ -8,8 +8,8 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { envelope, refuse } from "../domain/refusal.ts";
 import { isDeferred, isStream, type SimRequest, type SimResponse } from "../pipeline/exchange.ts";
 import type { Hub } from "../hub.ts";
-import { UPLOAD_CEILING } from "../domain/library.ts";
 import { newRequestId } from "../state/util.ts";
+import { bodyLimitOf, tooLargeMessage, UPLOAD_ROUTES } from "./body-limits.ts";
 import { docsFile } from "./docs.ts";
 
 export interface ServerOptions {
@@ -231,8 +231,7 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
   app.route({ method: app.supportedMethods as string[], url: "/", handler: serve });
   app.route({ method: app.supportedMethods as string[], url: "/*", handler: serve });
   // An upload's PUT carries the file itself, up to the ticket's ceiling (40 MiB), above the JSON body limit.
-  const uploadLimit = Math.max(options.bodyLimit, UPLOAD_CEILING);
-  for (const url of ["/storage/*", "/v1/uploads/content"]) app.route({ method: "PUT", url, bodyLimit: uploadLimit, handler: serve });
+  for (const url of UPLOAD_ROUTES) app.route({ method: "PUT", url, bodyLimit: bodyLimitOf("PUT", url, options.bodyLimit), handler: serve });
   app.setNotFoundHandler(serve);
   // An Expect other than 100-continue: Node would answer a bare 417 itself. The expectation
   // is ignored instead (RFC 9110 allows either) and the request is served as usual.
@@ -243,7 +242,7 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     const req = simRequest(request);
     let answer: SimResponse;
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413) {
-      answer = hub.refuse(req, "request_too_large", `The body is larger than ${options.bodyLimit} bytes.`);
+      answer = hub.refuse(req, "request_too_large", tooLargeMessage(options.bodyLimit));
     } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       answer = hub.refuse(req, "invalid_request", "The request body could not be read.");
     } else {

@@ -2,7 +2,7 @@
 // Every `/v1` answer carries X-Request-Id, `Cache-Control: private, no-store` and
 // `Vary: Authorization, Cookie, Origin` (seed rule 10), plus the RateLimit pair once
 // the request reached the limiter.
-import type { Operation } from "../../contract/index.ts";
+import type { Operation } from "../../contract/document.ts";
 import type { Credential } from "../domain/credentials.ts";
 import type { WindowState } from "../domain/ratelimit.ts";
 import type { Reader } from "../domain/references.ts";

@@ -2,7 +2,7 @@
 // matched with `matchOperation`; then the refusal ladder in the seed's order (API
 // disabled, credential rungs, the rate limiter, account rungs, scope), then the
 // operation's handler. Nothing a handler throws leaves as anything but an envelope.
-import { matchOperation, singularQueryParameters, type Operation } from "../../contract/index.ts";
+import { matchOperation, singularQueryParameters, type Operation } from "../../contract/document.ts";
 import { accountRefusal, authenticate, scopeRefusal } from "../domain/credentials.ts";
 import { headerOf, isRefusal, refusalAnswer, type Ctx } from "./context.ts";
 import { languageOf, refuse, type Refusal } from "../domain/refusal.ts";

@@ -1,6 +1,6 @@
 // Paging parameters (`cursor`, `limit`) with the bounds read from the contract, and
 // opaque cursors that name a position, tamper-evident and tied to the state's epoch.
-import { deref, schema, type JsonObject } from "../../contract/index.ts";
+import { deref, schema, type JsonObject } from "../../contract/document.ts";
 import { refuse, type Refusal } from "../domain/refusal.ts";
 import { base64url, fnv, fromBase64url } from "../state/util.ts";
 

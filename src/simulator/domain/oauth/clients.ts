@@ -2,7 +2,7 @@
 // metadata documents. The simulator does not reach the network: a document is read from
 // the documents published through `PUT /_sim/oauth/documents` (the same rules apply to
 // its address and to the "response" as to a real download), and so is a `jwks_uri`.
-import { schemaValidator, toDetails } from "../../../contract/index.ts";
+import { schemaValidator, toDetails } from "../../../contract/validator.ts";
 import type { HubBase } from "../../state/base.ts";
 import type { ClientRecord, Counter, Jwks, OAuthState, Published, ResolvedOAuthOptions } from "../../state/oauth.ts";
 import { failure, type Failure } from "./failure.ts";

@@ -2,7 +2,7 @@
 // developers who want to move the clock, force an outcome, withdraw access and so on.
 // Answers are JSON; refusals use the API's envelope. Every change that can withdraw
 // access re-checks the open event streams (they get `terminated`).
-import { scopes as allScopes } from "../../../contract/index.ts";
+import { scopes as allScopes } from "../../../contract/tables.ts";
 import { recordLedger } from "../../domain/ledger.ts";
 import { outcomeOf } from "../../domain/outcomes.ts";
 import { refuse, type Refusal } from "../../domain/refusal.ts";

@@ -2,7 +2,7 @@
 // and the network would do to it: documents published at https addresses (the simulator
 // does not reach the network), clients, grants as the user's profile shows them (revoke,
 // narrow, a spend limit), and auto-consent for scripts and tests.
-import { scopes as vocabulary } from "../../../contract/index.ts";
+import { scopes as vocabulary } from "../../../contract/tables.ts";
 import { documentAddressProblem, registrationReply } from "../../domain/oauth/clients.ts";
 import { grantSpent, revokeGrant } from "../../domain/oauth/grants.ts";
 import { refuse } from "../../domain/refusal.ts";

@@ -10,7 +10,7 @@
 // 6. otherwise the consent screen: application name, return address, one checkbox per
 //    scope. It posts to /site/oauth/consent; Allow with the scopes left checked creates
 //    the client's one active grant (a previous grant of the client ends with its tokens).
-import { scopes as vocabulary } from "../../../contract/index.ts";
+import { scopes as vocabulary } from "../../../contract/tables.ts";
 import { findClient, redirectMatches } from "../../domain/oauth/clients.ts";
 import { activeGrant, makeCode, newGrant } from "../../domain/oauth/grants.ts";
 import { refuse, type Refusal } from "../../domain/refusal.ts";

@@ -1,5 +1,5 @@
 // The two discovery documents (RFC 8414, RFC 9728), both on the address the caller used.
-import { scopes as vocabulary } from "../../../contract/index.ts";
+import { scopes as vocabulary } from "../../../contract/tables.ts";
 import { json, type Ctx } from "../../pipeline/context.ts";
 import type { SimResponse } from "../../pipeline/exchange.ts";
 

@@ -4,7 +4,7 @@
 // answer); every check that reads or changes state runs after the last await, in one
 // synchronous step, so parallel requests cannot interleave inside it (the parallel-refresh
 // rule depends on that).
-import { validateChosen } from "../../../contract/index.ts";
+import { validateChosen } from "../../../contract/validator.ts";
 import { failure, isFailure, type Failure } from "../../domain/oauth/failure.ts";
 import { authenticateClient, exchangeCode, refreshTokens, refusedSecret, revokeToken, s256 } from "../../domain/oauth/tokens.ts";
 import { baseHeaders, headerOf, type Ctx, type Handler } from "../../pipeline/context.ts";

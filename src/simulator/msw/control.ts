@@ -1,0 +1,243 @@
+// The control interface of an in-process hub as typed async methods. Each method sends
+// its request through the hub's own control routes under /_sim/ (handlers/control/), so
+// an ability has one implementation whichever way it is reached: HTTP, these methods, or
+// `control.request` for a route without a method here.
+import type { GenerationRecord } from "../../../generated/types.ts";
+import type { Outcome } from "../domain/outcomes.ts";
+import type { SessionStore } from "../domain/sessions.ts";
+import type { Hub } from "../hub.ts";
+import type { Account, ApiKey } from "../state/accounts.ts";
+import { toResponse } from "./exchange.ts";
+
+/** The simulated clock: `now` as an ISO time, `now_ms` since the epoch, `speed` in simulated seconds per real second (0: frozen). */
+export interface ClockView {
+  now: string;
+  now_ms: number;
+  speed: number;
+}
+
+/** A key as the control interface shows it: with its secret, its expiry as an ISO time, and whether it has expired. */
+export type ControlKey = Omit<ApiKey, "expires_at"> & { expires_at: string | null; expired: boolean };
+
+/** A generation as the control interface shows it: the API's record plus its owner, charge and planned moves. */
+export type ControlGeneration = GenerationRecord & {
+  account_id: string;
+  deleted: boolean;
+  charged_cc: number;
+  next_at: string | null;
+  planned: { status: string; after_seconds: number; reason?: string; late?: true }[];
+};
+
+export interface ControlState {
+  clock: ClockView;
+  api_enabled: boolean;
+  accounts: Account[];
+  keys: ControlKey[];
+  open_streams: number;
+}
+
+/** The outcomes a generation can be forced into (`[sim:...]` markers name the same). */
+export type ForcedOutcome = Outcome["kind"];
+
+export interface NewKey {
+  /** Default `acc_demo`. */
+  account_id?: string;
+  /** Default: every scope. */
+  scopes?: string[];
+  /** Negative: already expired. Default: no expiry. */
+  expires_in_seconds?: number;
+  purpose?: string;
+}
+
+export interface KeyChanges {
+  scopes?: string[];
+  revoked?: boolean;
+  spend_limit_cc?: number | null;
+}
+
+export interface AccountChanges {
+  /** A plan id (paid), or `"free"`/`null` (no paid plan). */
+  plan?: string | null;
+  balance_cc?: number;
+  api_access?: boolean;
+  suspended?: boolean;
+  terms_accepted?: boolean;
+  early_access?: boolean;
+}
+
+export type SessionView = ReturnType<SessionStore["view"]>;
+
+/** A control request the hub refused: `status` and the API's error envelope in `body`. */
+export class ControlError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(method: string, path: string, status: number, body: unknown) {
+    const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
+    super(`${method} /_sim/${path} answered ${status}${error ? ` ${error.code}: ${error.message}` : ""}`);
+    this.name = "ControlError";
+    this.status = status;
+    this.body = body;
+  }
+}
+
+const id = (value: string) => encodeURIComponent(value);
+
+/**
+ * The abilities of `/_sim/` for code that holds the hub: reset, the clock, the API
+ * switch, keys, accounts, generations, sessions, subscriptions and more. Every method
+ * resolves with the control route's JSON answer and rejects with `ControlError` when the
+ * route refuses (an unknown id, a bad value).
+ */
+export class HubControl {
+  readonly #hub: Hub;
+  readonly #baseUrl: string;
+
+  constructor(hub: Hub, baseUrl: string) {
+    this.#hub = hub;
+    this.#baseUrl = baseUrl;
+  }
+
+  /**
+   * Any control route: `path` is the part after `/_sim/` (`"clock/advance"`; a leading
+   * `/_sim/` is accepted), `body` is sent as JSON. Resolves with the parsed answer.
+   */
+  async request<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+    const rest = path.replace(/^\/?(_sim\/)?/, "");
+    const req = {
+      method: method.toUpperCase(),
+      url: `/_sim/${rest}`,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(body)),
+      baseUrl: this.#baseUrl,
+    };
+    const response = await toResponse(this.#hub, req, this.#hub.handle(req), new AbortController().signal);
+    const text = await response.text();
+    const parsed: unknown = text === "" ? undefined : JSON.parse(text);
+    if (!response.ok) throw new ControlError(req.method, rest, response.status, parsed);
+    return parsed as T;
+  }
+
+  /** Clock, API switch, accounts, keys (with secrets) and the number of open streams. */
+  state(): Promise<ControlState> {
+    return this.request("GET", "state");
+  }
+
+  /** Back to the fixtures: open streams end, earlier event ids and cursors become unknown. */
+  reset(): Promise<{ reset: true; clock: ClockView }> {
+    return this.request("POST", "reset");
+  }
+
+  clock(): Promise<ClockView> {
+    return this.request("GET", "clock");
+  }
+
+  /** Simulated seconds per real second, 0 to 10 000 (0 freezes the clock). */
+  setClockSpeed(speed: number): Promise<ClockView> {
+    return this.request("POST", "clock", { speed });
+  }
+
+  /** Moves the clock forward, running every transition that falls due, in order. */
+  advance(seconds: number): Promise<ClockView> {
+    return this.request("POST", "clock/advance", { seconds });
+  }
+
+  /** Switches the public API off (`503 api_disabled` on every `/v1` path) or on. */
+  setApiEnabled(enabled: boolean): Promise<{ api_enabled: boolean }> {
+    return this.request("POST", "api", { enabled });
+  }
+
+  async keys(): Promise<ControlKey[]> {
+    return (await this.request<{ data: ControlKey[] }>("GET", "keys")).data;
+  }
+
+  /** A new key (its secret in `secret`). */
+  createKey(key: NewKey = {}): Promise<ControlKey> {
+    return this.request("POST", "keys", key);
+  }
+
+  /** Revokes a key (by secret or id): `401 api_key_revoked` from then on, and its open streams end. */
+  revokeKey(key: string): Promise<ControlKey> {
+    return this.request("POST", `keys/${id(key)}/revoke`);
+  }
+
+  /** Expires a key (by secret or id) now: `401 api_key_expired`, and its open streams end. */
+  expireKey(key: string): Promise<ControlKey> {
+    return this.request("POST", `keys/${id(key)}/expire`);
+  }
+
+  updateKey(key: string, changes: KeyChanges): Promise<ControlKey> {
+    return this.request("PATCH", `keys/${id(key)}`, changes);
+  }
+
+  account(accountId: string): Promise<Account> {
+    return this.request("GET", `accounts/${id(accountId)}`);
+  }
+
+  /** Changes an account; a new balance leaves a ledger row of the difference. */
+  updateAccount(accountId: string, changes: AccountChanges): Promise<Account> {
+    return this.request("PATCH", `accounts/${id(accountId)}`, changes);
+  }
+
+  /** A paid plan by id, or `"free"`/`null` for none. */
+  setPlan(accountId: string, plan: string | null): Promise<Account> {
+    return this.updateAccount(accountId, { plan });
+  }
+
+  setBalance(accountId: string, balanceCc: number): Promise<Account> {
+    return this.updateAccount(accountId, { balance_cc: balanceCc });
+  }
+
+  generation(generationId: string): Promise<ControlGeneration> {
+    return this.request("GET", `generations/${id(generationId)}`);
+  }
+
+  /** Replaces the rest of a generation's life; on a `FAILED` one `done` is a late result. */
+  forceOutcome(generationId: string, outcome: ForcedOutcome, reason?: string): Promise<ControlGeneration> {
+    return this.request("POST", `generations/${id(generationId)}/outcome`, reason === undefined ? { outcome } : { outcome, reason });
+  }
+
+  /** Cancels a `QUEUED` or `PENDING` generation (needs a paid plan): `FAILED`, deleted, refunded. */
+  cancelGeneration(generationId: string): Promise<ControlGeneration> {
+    return this.request("POST", `generations/${id(generationId)}/cancel`);
+  }
+
+  /** Deletes a generation: its status stays, `deleted: true`, then 404. */
+  deleteGeneration(generationId: string): Promise<ControlGeneration> {
+    return this.request("DELETE", `generations/${id(generationId)}`);
+  }
+
+  /** Posts an answer of support to the account's thread (unread until the thread is read). */
+  postSupportAnswer(accountId: string, text: string): Promise<Record<string, unknown>> {
+    return this.request("POST", `accounts/${id(accountId)}/support`, { text });
+  }
+
+  /** Makes an https URL readable in requests as a file of that type and size (the simulator reaches no network). */
+  registerRemoteFile(file: { url: string; content_type?: string; width?: number; height?: number }): Promise<Record<string, unknown>> {
+    return this.request("POST", "remote-files", file);
+  }
+
+  /** Starts a site session as the account (no sign-in form); `cookie` is the Cookie header value. */
+  startSession(accountId = "acc_demo"): Promise<SessionView> {
+    return this.request("POST", "sessions", { account_id: accountId });
+  }
+
+  /** Ends a session (by id or cookie value); its open streams get `terminated`. */
+  endSession(session: string): Promise<SessionView & { ended: boolean }> {
+    return this.request("DELETE", `sessions/${id(session)}`);
+  }
+
+  /** Changes the subscription and what the payment provider knows (see "Subscription actions" in docs/simulator.md). */
+  updateSubscription(accountId: string, changes: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.request("PATCH", `subscriptions/${id(accountId)}`, changes);
+  }
+
+  /** Consents to every OAuth authorization request as this account (`null`: off). */
+  setAutoConsent(accountId: string | null): Promise<Record<string, unknown>> {
+    return this.request("POST", "oauth/auto-consent", { account_id: accountId });
+  }
+
+  /** The user revokes an OAuth application's grant: at once, with every token. */
+  revokeGrant(grantId: string): Promise<Record<string, unknown>> {
+    return this.request("POST", `oauth/grants/${id(grantId)}/revoke`);
+  }
+}

@@ -1,0 +1,115 @@
+// Fetch API Requests onto the hub's SimRequest, and its answers back into Responses:
+// what the Mock Service Worker adapter does per request, in Node (msw/node) and in a
+// browser (the service worker hands the page a Request and takes the Response back).
+import { bodyLimitOf, tooLargeMessage } from "../http/body-limits.ts";
+import type { Hub } from "../hub.ts";
+import { isDeferred, isStream, type BodyAnswer, type SimRequest, type SimResponse, type StreamAnswer } from "../pipeline/exchange.ts";
+
+/** The request as the hub reads it, without its body (read next, within the limit). */
+export function simRequestOf(request: Request, url: URL): SimRequest {
+  const headers: SimRequest["headers"] = {};
+  for (const [name, value] of request.headers) headers[name] = value;
+  // Fetch joins a repeated field into one value ("a, b"); a credential (token68) has no
+  // comma, so a comma means Authorization came more than once, which the hub refuses.
+  const authorization = headers.authorization as string | undefined;
+  if (authorization?.includes(",")) headers.authorization = authorization.split(",").map((v) => v.trim());
+  // A Request carries no Host field of its own (the network layer adds it); the hub sees the one the URL names.
+  headers.host ??= url.host;
+  return { method: request.method.toUpperCase(), url: url.pathname + url.search, headers, baseUrl: url.origin };
+}
+
+/**
+ * Answers one request with the hub: reads the body up to the route's limit (above it 413
+ * `request_too_large` in the envelope, as the Fastify adapter answers), then `hub.handle`.
+ * Never throws: a failure inside answers 500 `internal_error` in the envelope.
+ */
+export async function answerWithHub(hub: Hub, request: Request, bodyLimit: number): Promise<Response> {
+  const url = new URL(request.url);
+  const req = simRequestOf(request, url);
+  try {
+    const limit = bodyLimitOf(req.method, url.pathname, bodyLimit);
+    if (Number(request.headers.get("content-length")) > limit) return toResponse(hub, req, hub.refuse(req, "request_too_large", tooLargeMessage(limit)), request.signal);
+    if (request.body !== null) {
+      const body = new Uint8Array(await request.arrayBuffer());
+      if (body.byteLength > limit) return toResponse(hub, req, hub.refuse(req, "request_too_large", tooLargeMessage(limit)), request.signal);
+      req.body = body;
+      // A browser never shows Content-Length to script or to a service worker (the network
+      // layer adds it); the hub sees it as a server would (a storage PUT must match the ticket's).
+      req.headers["content-length"] ??= String(body.byteLength);
+    }
+    return await toResponse(hub, req, hub.handle(req), request.signal);
+  } catch (error) {
+    console.error(`simulator: ${req.method} ${req.url} failed`, error);
+    return toResponse(hub, req, hub.refuse(req, "internal_error"), request.signal);
+  }
+}
+
+/**
+ * The hub's envelope answer refusing `request` with an error code of the contract, as a
+ * Response: for a one-off fault in front of the hub's handlers, which `/_sim/` has no
+ * switch for (a transient 503 a client should retry, say):
+ * `server.use(http.post(url, ({ request }) => refusalResponse(hub, request, "service_unavailable"), { once: true }))`.
+ */
+export function refusalResponse(hub: Hub, request: Request, code: string, message?: string): Promise<Response> {
+  const req = simRequestOf(request, new URL(request.url));
+  return toResponse(hub, req, hub.refuse(req, code, message), request.signal);
+}
+
+/** The hub's answer as a Response; a deferred answer once it settles. */
+export async function toResponse(hub: Hub, req: SimRequest, answer: SimResponse, signal: AbortSignal): Promise<Response> {
+  if (isDeferred(answer)) {
+    const settled = await answer.deferred.catch(() => hub.refuse(req, "internal_error") as BodyAnswer);
+    return bodyResponse(settled);
+  }
+  if (isStream(answer)) return new Response(streamBody(answer, signal), { status: answer.status, headers: answer.headers });
+  return bodyResponse(answer);
+}
+
+function bodyResponse(answer: BodyAnswer): Response {
+  // The hub's bytes are views of plain ArrayBuffers (its Uint8Array type also admits shared ones).
+  const body = answer.body as string | Uint8Array<ArrayBuffer> | undefined;
+  return new Response(body === undefined || answer.status === 204 || answer.status === 304 ? null : body, { status: answer.status, headers: answer.headers });
+}
+
+/**
+ * An event stream as a ReadableStream that stays open: the hub writes frames into it
+ * through its sink and ends it (`terminated`, a reset of the hub). The reader going away
+ * (cancel) or the request being aborted stops the hub's stream, so it no longer counts
+ * against the key's open streams.
+ */
+function streamBody(answer: StreamAnswer, signal: AbortSignal): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let stop: (() => void) | undefined;
+  let onAbort: (() => void) | undefined;
+  let open = true;
+  /** True for the first of end, cancel and abort: the others then do nothing. */
+  const close = (): boolean => {
+    if (!open) return false;
+    open = false;
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+    return true;
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      stop = answer.stream({
+        write(chunk) {
+          if (open) controller.enqueue(encoder.encode(chunk));
+        },
+        end() {
+          if (close()) controller.close();
+        },
+      });
+      if (!open) return;
+      onAbort = () => {
+        if (!close()) return;
+        stop?.();
+        controller.error(signal.reason);
+      };
+      if (signal.aborted) onAbort();
+      else signal.addEventListener("abort", onAbort);
+    },
+    cancel() {
+      if (close()) stop?.();
+    },
+  });
+}
