@@ -1,6 +1,7 @@
-// `npm run conformance -- --base-url URL --api-key KEY [options]`: the conformance suite
-// against a server. Without a base address it starts the simulator and runs against it
-// with its demo keys. Exit status: 0 when no rule failed, 1 otherwise, 2 on bad usage.
+// The conformance suite's command line (`npm run conformance` here, `generation-hub
+// conformance` from the dev-tools package): the suite against a server. Without a base
+// address it starts the simulator and runs against it with its demo keys. Exit status: 0
+// when no rule failed, 1 otherwise, 2 on bad usage or when the run could not start.
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/index.ts";
@@ -11,7 +12,13 @@ import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
 import { coverageFloor, generateOption, num, Usage, withGenerateValue } from "./cli-options.ts";
 
-const HELP = `Usage: npm run conformance -- [options]
+/** How the command is started (for the usage text). */
+export interface ConformanceCommand {
+  /** The command as the user types it, e.g. `npm run conformance --` or `generation-hub conformance`. */
+  program: string;
+}
+
+const HELP = `Usage: PROGRAM [options]
 
 Runs the conformance suite against a server and prints one row per seed rule
 (docs/seed-rules.yaml): pass, fail (with the request id and the reason) or n/a.
@@ -89,7 +96,7 @@ async function simulatorClientDocument(base: string): Promise<string> {
   return url;
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], help: string): Promise<number> {
   const { values } = parseArgs({
     args: withGenerateValue(argv),
     strict: true,
@@ -130,7 +137,7 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   if (values.help) {
-    console.log(HELP);
+    console.log(help);
     return 0;
   }
   const keys: Partial<Record<KeyRole, string>> = {};
@@ -272,14 +279,22 @@ function exitAfterOutput(code: number): void {
   process.stdout.write("", () => process.exit(code));
 }
 
-main(process.argv.slice(2)).then(
-  (code) => exitAfterOutput(code),
-  (error) => {
+/**
+ * Runs the suite with the command line `argv` and exits with its status. A usage error
+ * prints the usage; anything else that stops the run prints one line (the stack only with
+ * --verbose).
+ */
+export async function runConformanceCli(argv: string[], command: ConformanceCommand): Promise<void> {
+  const help = HELP.replace("PROGRAM", command.program);
+  try {
+    exitAfterOutput(await main(argv, help));
+  } catch (error) {
     if (error instanceof Usage || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      console.error(`conformance: ${error.message}\n\n${HELP}`);
-      process.exit(2);
+      console.error(`conformance: ${(error as Error).message}\n\n${help}`);
+    } else {
+      const verbose = argv.includes("--verbose");
+      console.error(`conformance: the run could not complete: ${error instanceof Error ? (verbose ? error.stack : error.message) : String(error)}`);
     }
-    console.error(`conformance: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
     process.exit(2);
-  },
-);
+  }
+}

@@ -11,9 +11,15 @@ import { fileURLToPath } from "node:url";
 
 export const DOCUMENT = fileURLToPath(new URL("../../generated/openapi.yaml", import.meta.url));
 
+/** Prism's own entry point; Prism is not a dependency of the dev tools (it is large), so `--prism` asks for it. */
 function prismCli(): string {
   const require = createRequire(import.meta.url);
-  const pkg = require.resolve("@stoplight/prism-cli/package.json");
+  let pkg: string;
+  try {
+    pkg = require.resolve("@stoplight/prism-cli/package.json");
+  } catch {
+    throw new Error("Prism is not installed: --prism needs it beside the suite (npm install --save-dev @stoplight/prism-cli@5.14.2)");
+  }
   return join(dirname(pkg), "dist", "index.js");
 }
 

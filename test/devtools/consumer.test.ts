@@ -2,16 +2,25 @@
 // package and @generation-hub/devtools), install the tarballs into a fresh project in a
 // temporary folder (dependencies from the npm registry), and use them there as a frontend
 // or backend team would: the `generation-hub mock` bin, the `generation-hub conformance`
-// bin against it, the library entry points. Nothing here runs from this repository's
-// sources or through tsx.
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+// bin against it, the library entry points, the Mock Service Worker handlers in the
+// project's own vitest run and in a page of the project in Chromium. Nothing here runs from
+// this repository's sources or through tsx.
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { build } from "esbuild";
+import { chromium } from "playwright-core";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
+import { serveSite } from "../docs/support.ts";
+import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+
+const executablePath = chromiumFor("the dev tools' MSW handlers in a consumer's page", "test/devtools/consumer.test.ts");
+/** The versions this repository tests with, installed in the consumer project from the registry. */
+const rootManifest = JSON.parse(readFileSync(at("package.json"), "utf8")) as { devDependencies: Record<string, string> };
 
 let project: string;
 const children: ChildProcess[] = [];
@@ -55,7 +64,11 @@ beforeAll(() => {
       private: true,
       type: "module",
       dependencies: { "@generation-hub/api": `file:${join(project, api)}` },
-      devDependencies: { "@generation-hub/devtools": `file:${join(project, devtools)}` },
+      devDependencies: {
+        "@generation-hub/devtools": `file:${join(project, devtools)}`,
+        msw: rootManifest.devDependencies.msw,
+        vitest: rootManifest.devDependencies.vitest,
+      },
     }, null, 2),
   );
   run("npm", ["install", "--prefer-offline", "--no-package-lock"], project);
@@ -113,6 +126,105 @@ describe("the dev tools installed in another project", () => {
     expect(run(join(project, "node_modules/.bin/generation-hub"), ["mock", "--help"], project)).toContain("Usage: generation-hub mock [options]");
     expect(() => run(join(project, "node_modules/.bin/generation-hub"), ["mock", "--port", "abc"], project)).toThrow(/--port \(SIM_PORT\)/);
     expect(() => run(join(project, "node_modules/.bin/generation-hub"), ["frobnicate"], project)).toThrow(/Unknown command "frobnicate"/);
+  });
+
+  it("`generation-hub conformance` passes against the `generation-hub mock` of the same package", async () => {
+    const mock = await startMock(["--port", "0"]);
+    const r = spawnSync(join(project, "node_modules/.bin/generation-hub"), ["conformance", "--base-url", mock.url, "--api-key", "ghk_demo_full", "--other-api-key", "ghk_demo_other"], { cwd: project, encoding: "utf8", env });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/PASSED/);
+    expect(r.stdout).toMatch(/\d+ of \d+ rules exercised/);
+  });
+
+  it("`generation-hub conformance` says in one line what it needs: Prism for --prism, a valid flag", () => {
+    const prism = spawnSync(join(project, "node_modules/.bin/generation-hub"), ["conformance", "--base-url", "http://127.0.0.1:9", "--api-key", "k", "--prism"], { cwd: project, encoding: "utf8", env });
+    expect(prism.status).toBe(2);
+    expect(prism.stderr.trim()).toBe("conformance: the run could not complete: Prism is not installed: --prism needs it beside the suite (npm install --save-dev @stoplight/prism-cli@5.14.2)");
+    const flag = spawnSync(join(project, "node_modules/.bin/generation-hub"), ["conformance", "--frobnicate"], { cwd: project, encoding: "utf8", env });
+    expect(flag.status).toBe(2);
+    expect(flag.stderr).toContain("Usage: generation-hub conformance [options]");
+  });
+
+  it("ST-1 EVT-6: the MSW handlers in the project's own vitest run, with the typed client: submit, advance the clock, DONE on the stream, in milliseconds", () => {
+    mkdirSync(join(project, "test"), { recursive: true });
+    writeFileSync(join(project, "test/hub.test.ts"), `import { setupServer } from "msw/node";
+import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";
+import { createHubClient } from "@generation-hub/api";
+import { createHubHandlers } from "@generation-hub/devtools/msw";
+
+const { handlers, control } = createHubHandlers({ baseUrl: "https://hub.example" });
+const server = setupServer(...handlers);
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterAll(() => server.close());
+beforeEach(() => control.reset());
+
+test("submit, then DONE", async () => {
+  const hub = createHubClient({ baseUrl: "https://hub.example", apiKey: "ghk_demo_full" });
+  const seen: string[] = [];
+  let opened!: () => void;
+  const open = new Promise<void>((resolve) => (opened = resolve));
+  const stream = hub.events({ onOpen: () => opened() });
+  const following = (async () => {
+    for await (const e of stream) if (e.event === "generation.status_changed") { seen.push(e.data.status); if (e.data.status === "DONE") break; }
+  })();
+  await open;
+  const { data, status } = await hub.submit({ type: "video", model: "video-model-a", prompt: "a lighthouse at dusk" });
+  expect(status).toBe(202);
+  await control.advance(60);
+  await following;
+  expect(seen).toEqual(["QUEUED", "PENDING", "RUNNING", "DONE"]);
+  expect((await hub.GET("/v1/generations/{id}", { params: { path: { id: data.id } } })).data.status).toBe("DONE");
+});
+
+test("a refusal is the envelope, the same as the server's", async () => {
+  const hub = createHubClient({ baseUrl: "https://hub.example", apiKey: "ghk_demo_revoked" });
+  await expect(hub.GET("/v1/me")).rejects.toMatchObject({ status: 401, code: "api_key_revoked" });
+});
+`);
+    const r = spawnSync(join(project, "node_modules/.bin/vitest"), ["run", "test/hub.test.ts"], { cwd: project, encoding: "utf8", env: { ...env, CI: "true", NO_COLOR: "1" } });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Tests\s+2 passed/);
+  });
+
+  it.runIf(executablePath)("EVT-6: the MSW handlers in a page of the project, through MSW's service worker in Chromium: the event stream stays open and delivers every status", async () => {
+    const site = join(project, "public");
+    execFileSync(join(project, "node_modules/.bin/msw"), ["init", site, "--no-save"], { cwd: project, stdio: "ignore", env });
+    writeFileSync(join(project, "page.ts"), `import { setupWorker } from "msw/browser";
+import { createHubClient } from "@generation-hub/api";
+import { createHubHandlers } from "@generation-hub/devtools/msw";
+
+async function run() {
+  const { handlers, control } = createHubHandlers({ baseUrl: "https://hub.example" });
+  await setupWorker(...handlers).start({ quiet: true, onUnhandledRequest: "error" });
+  const hub = createHubClient({ baseUrl: "https://hub.example", apiKey: "ghk_demo_full" });
+  const seen: string[] = [];
+  let opened!: () => void;
+  const open = new Promise<void>((resolve) => (opened = resolve));
+  const stream = hub.events({ onOpen: () => opened() });
+  const following = (async () => {
+    for await (const e of stream) if (e.event === "generation.status_changed") { seen.push(e.data.status); if (e.data.status === "DONE") break; }
+  })();
+  await open;
+  const { status } = await hub.submit({ type: "video", model: "video-model-a", prompt: "in the page" });
+  await control.advance(60);
+  await following;
+  return { status, seen };
+}
+(window as unknown as { report: Promise<unknown> }).report = run().catch((e) => ({ error: String(e) }));
+`);
+    await build({ entryPoints: [join(project, "page.ts")], bundle: true, platform: "browser", format: "esm", outfile: join(site, "page.js"), absWorkingDir: project, logLevel: "silent" });
+    writeFileSync(join(site, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>app</title><script type="module" src="/page.js"></script></head><body></body></html>\n`);
+    const served = await serveSite(site, "/");
+    const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    try {
+      const page = await browser.newPage();
+      await page.goto(served.url);
+      const report = await page.evaluate(() => (window as unknown as { report: Promise<unknown> }).report);
+      expect(report).toEqual({ status: 202, seen: ["QUEUED", "PENDING", "RUNNING", "DONE"] });
+    } finally {
+      await browser.close();
+      await served.close();
+    }
   });
 
   it("startSimulator() from the package's library entry point serves the same simulator", async () => {
