@@ -15,6 +15,7 @@ import { chromium } from "playwright-core";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
+import { markdownBlocks } from "../docs/code-samples.ts";
 import { serveSite } from "../docs/support.ts";
 import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
 
@@ -145,7 +146,7 @@ describe("the dev tools installed in another project", () => {
     expect(flag.stderr).toContain("Usage: generation-hub conformance [options]");
   });
 
-  it("ST-1 EVT-6: the MSW handlers in the project's own vitest run, with the typed client: submit, advance the clock, DONE on the stream, in milliseconds", () => {
+  it("ST-1 EVT-6: the MSW handlers in the project's own vitest run, with the typed client: submit, advance the clock, DONE on the stream, in milliseconds (and the dev-tools README's example as written)", () => {
     mkdirSync(join(project, "test"), { recursive: true });
     writeFileSync(join(project, "test/hub.test.ts"), `import { setupServer } from "msw/node";
 import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";
@@ -181,9 +182,12 @@ test("a refusal is the envelope, the same as the server's", async () => {
   await expect(hub.GET("/v1/me")).rejects.toMatchObject({ status: 401, code: "api_key_revoked" });
 });
 `);
-    const r = spawnSync(join(project, "node_modules/.bin/vitest"), ["run", "test/hub.test.ts"], { cwd: project, encoding: "utf8", env: { ...env, CI: "true", NO_COLOR: "1" } });
+    // The dev-tools README's example, as a user copies it into a test file.
+    const example = markdownBlocks("packages/devtools/README.md", "ts").find((b) => b.source.includes("createHubHandlers"))!;
+    writeFileSync(join(project, "test/readme.test.ts"), `import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";\n${example.source}`);
+    const r = spawnSync(join(project, "node_modules/.bin/vitest"), ["run", "test/hub.test.ts", "test/readme.test.ts"], { cwd: project, encoding: "utf8", env: { ...env, CI: "true", NO_COLOR: "1" } });
     expect(r.status, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/Tests\s+2 passed/);
+    expect(r.stdout).toMatch(/Tests\s+3 passed/);
   });
 
   it.runIf(executablePath)("EVT-6: the MSW handlers in a page of the project, through MSW's service worker in Chromium: the event stream stays open and delivers every status", async () => {
