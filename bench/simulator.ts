@@ -2,6 +2,8 @@
 //
 // In one run on this machine, servers side by side, each in its own process:
 //   - the simulator (`tsx src/simulator/main.ts`, what `npm start` runs),
+//   - (first answer only) the same simulator as the dev-tools package runs it, compiled:
+//     `generation-hub mock` (packages/devtools; built here when its dist/ is missing),
 //   - Prism mocking the same document (`prism mock generated/openapi.yaml`),
 //   - a bare `node:http` server answering a constant (of the same size as the simulator's answer),
 //   - for reference in the load rounds, Fastify set up as the simulator's adapter sets it up
@@ -21,10 +23,10 @@
 //    here) to its frame arriving at each stream; and submit-to-frame for creations.
 // Targets (issue 3): >= 10x Prism's throughput, >= 40% of the bare server's, p99 <= 5 ms
 // at 16 connections, first answer within 1 s, event delivery p99 <= 50 ms.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { connect, createServer, type Socket } from "node:net";
 import { createRequire } from "node:module";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 
 interface AutocannonResult {
@@ -99,6 +101,13 @@ async function simulator(extra: string[] = []): Promise<Launched> {
     await fetch(`${launched.base}/_sim/accounts/${account}`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ balance_cc: 1e15 }) });
   }
   return launched;
+}
+
+/** `generation-hub mock`: the simulator compiled to JavaScript, as the dev-tools package ships it. */
+async function packagedMock(): Promise<Launched> {
+  if (!existsSync("packages/devtools/dist/src/simulator/cli.js")) execFileSync("npm", ["run", "build:devtools"], { stdio: "ignore" });
+  const port = await freePort();
+  return launch("generation-hub mock (packaged, compiled)", process.execPath, ["packages/devtools/bin/generation-hub.js", "mock", "--port", String(port), "--no-demo-data"], port);
 }
 
 async function prism(): Promise<Launched> {
@@ -215,7 +224,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function firstAnswers(): Promise<Record<string, number>> {
   const samples: Record<string, number[]> = {};
   for (let i = 0; i < LAUNCHES; i++) {
-    for (const make of [simulator, prism, bare]) {
+    for (const make of [simulator, packagedMock, prism, bare]) {
       const server = await make();
       (samples[server.name] ??= []).push(server.firstAnswerMs);
       await stop(server);
