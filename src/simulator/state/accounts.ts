@@ -24,6 +24,9 @@ export interface ApiKey {
   purpose: string;
 }
 
+/** The form of an API key's secret (anything else answers 401 invalid_api_key). */
+export const KEY_PATTERN = /^ghk_[A-Za-z0-9_]{4,120}$/;
+
 export function demoAccountsAt(now: number): Map<string, Account> {
   const accounts = new Map<string, Account>();
   for (const seed of demoAccounts()) {
