@@ -11,6 +11,7 @@ import { generationStatuses, schema } from "../../src/contract/index.ts";
 import { Hub, ScenarioError, shippedNames } from "../../src/simulator/index.ts";
 import { scenarioSchema, shippedScenarios } from "../../src/simulator/scenarios/index.ts";
 import { readScenario } from "../../src/simulator/state/scenario/read.ts";
+import { markdownBlocks } from "../docs/code-samples.ts";
 import { runCli, startCli } from "./support/cli.ts";
 import { FULL, startSim, type Sim } from "./support/harness.ts";
 import { fixture, upload } from "./support/uploads.ts";
@@ -59,6 +60,14 @@ describe("shipped scenarios", () => {
     expect(r.json.data.map((s: any) => s.name)).toEqual(shippedNames);
     for (const s of r.json.data) expect(s.description.length).toBeGreaterThan(20);
     expect(r.json.loaded).toBe("demo");
+  });
+
+  it("the example of docs/simulator.md is a valid scenario and loads", () => {
+    const [example] = markdownBlocks("docs/simulator.md", "json").filter((b) => b.source.includes('"scenario_version"'));
+    const hub = new Hub({ scenario: JSON.parse(example!.source), clockSpeed: 0 });
+    expect(hub.scenario.name).toBe("checkout-bug");
+    expect(hub.generations.inProgress("acc_demo").size).toBe(1);
+    hub.shutdown();
   });
 
   it("without a scenario the hub starts from the demo scenario: its keys, accounts and records", async () => {
