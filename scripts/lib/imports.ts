@@ -69,7 +69,7 @@ export function cycles(graph: Graph): string[][] {
  * its path (under src/simulator/) starts with.
  */
 export const SIMULATOR_LAYERS: readonly { layer: string; prefixes: readonly string[] }[] = [
-  { layer: "state", prefixes: ["state/"] },
+  { layer: "state", prefixes: ["state/", "scenarios/"] },
   { layer: "domain", prefixes: ["domain/"] },
   { layer: "pipeline", prefixes: ["pipeline/"] },
   { layer: "handlers", prefixes: ["handlers/"] },

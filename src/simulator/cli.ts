@@ -1,9 +1,10 @@
 // The simulator's command line (`npm start` here, `generation-hub mock` from the dev-tools
 // package): the hub simulator on 127.0.0.1:4010 until stopped. Every option is a flag and
 // an environment variable (flags win); `--help` lists them.
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { demoKeys } from "./state/fixtures/accounts.ts";
-import { DEFAULT_DOCS_DIR, startSimulator, type SimulatorOptions } from "./index.ts";
+import { DEFAULT_DOCS_DIR, ScenarioError, shippedNames, startSimulator, type ScenarioFile, type SimulatorOptions } from "./index.ts";
+import { readScenario, scenarioFrom } from "./state/scenario/read.ts";
 
 /** How the command is started (for the usage text), and how it gets the docs it serves. */
 export interface MockCommand {
@@ -24,6 +25,45 @@ interface Setting {
   apply: (o: SimulatorOptions, v: string | number | boolean) => void;
 }
 
+/** A problem told in one line, without the usage text (a scenario that is not valid). */
+class OneLineProblem extends Error {}
+
+/**
+ * `--scenario`: a shipped name, or a file (a path with a slash, or ending in .json),
+ * read and checked here so a fault is one line before anything starts.
+ */
+function scenarioOption(value: string): string | ScenarioFile {
+  const label = `--scenario ${value} (SIM_SCENARIO)`;
+  const fail = (why: string): never => {
+    throw new OneLineProblem(`${label}: ${why}`.replace(/\s*\n\s*/g, " "));
+  };
+  const isFile = /\.json$/i.test(value) || /[\\/]/.test(value);
+  try {
+    if (!isFile) {
+      if (!shippedNames.includes(value)) fail(`no shipped scenario has this name (shipped: ${shippedNames.join(", ")}; a file's path ends in .json)`);
+      scenarioFrom(value);
+      return value;
+    }
+    let text = "";
+    try {
+      text = readFileSync(value, "utf8");
+    } catch (error) {
+      fail(`the file cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      fail(`the file is not JSON (${(error as Error).message})`);
+    }
+    readScenario(parsed);
+    return parsed as ScenarioFile;
+  } catch (error) {
+    if (error instanceof ScenarioError) fail(`not a valid scenario: ${error.message}`);
+    throw error;
+  }
+}
+
 const limits = (o: SimulatorOptions) => (o.rateLimits ??= {});
 const session = (o: SimulatorOptions) => (o.session ??= {});
 const oauthOf = (o: SimulatorOptions) => (o.oauth ??= {});
@@ -31,6 +71,7 @@ const oauthOf = (o: SimulatorOptions) => (o.oauth ??= {});
 const SETTINGS: Setting[] = [
   { flag: "host", env: "SIM_HOST", kind: "string", help: "address to listen on (default 127.0.0.1)", apply: (o, v) => (o.host = v as string) },
   { flag: "port", env: "SIM_PORT", kind: "number", help: "port (default 4010; 0 picks a free one)", apply: (o, v) => (o.port = v as number) },
+  { flag: "scenario", env: "SIM_SCENARIO", kind: "string", help: `the starting state, and what reset goes back to: a shipped scenario (${shippedNames.join(", ")}) or a scenario file (.json); default demo`, apply: (o, v) => (o.scenario = scenarioOption(String(v))) },
   { flag: "clock-speed", env: "SIM_CLOCK_SPEED", kind: "number", help: "simulated seconds per real second (default 1; 0 freezes the clock)", apply: (o, v) => (o.clockSpeed = v as number) },
   { flag: "cors", env: "SIM_CORS", kind: "string", help: "open CORS for local work: \"*\" for any origin or a comma-separated list of origins (default closed)", apply: (o, v) => (o.cors = v === "*" || v === "true" ? true : String(v).split(",").map((s) => s.trim()).filter(Boolean)) },
   { flag: "body-limit", env: "SIM_BODY_LIMIT", kind: "number", help: "largest request body in bytes (default 1048576); above it 413 request_too_large", apply: (o, v) => (o.bodyLimit = v as number) },
@@ -43,7 +84,7 @@ const SETTINGS: Setting[] = [
   { flag: "max-streams-per-key", env: "SIM_MAX_STREAMS_PER_KEY", kind: "number", help: "open event streams per key (default 10)", apply: (o, v) => (o.maxStreamsPerKey = v as number) },
   { flag: "public-url", env: "SIM_PUBLIC_URL", kind: "string", help: "base address for links in records (default: the address the caller used)", apply: (o, v) => (o.publicUrl = v as string) },
   { flag: "docs-dir", env: "SIM_DOCS_DIR", kind: "string", help: "folder served at /docs (default <repo>/site)", apply: (o, v) => (o.docsDir = v as string) },
-  { flag: "no-demo-data", env: "SIM_NO_DEMO_DATA", kind: "boolean", help: "start without the demo data (finished generations, library folders and image, support welcome)", apply: (o, v) => (o.demoData = !v) },
+  { flag: "no-demo-data", env: "SIM_NO_DEMO_DATA", kind: "boolean", help: "start from the demo scenario without its records (finished generations, library folders and image, support welcome); ignored with --scenario", apply: (o, v) => (o.demoData = !v) },
   { flag: "folder-limit", env: "SIM_FOLDER_LIMIT", kind: "number", help: "library folders per account (default 50); one more answers 409 folder_limit_reached", apply: (o, v) => (o.folderLimit = v as number) },
   { flag: "upload-lifetime-days", env: "SIM_UPLOAD_LIFETIME_DAYS", kind: "number", help: "life of an uploaded file in simulated days, the asset's expires_at (default 30)", apply: (o, v) => (o.uploadLifetimeDays = v as number) },
   {
@@ -119,7 +160,7 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
     options = parse(argv, command.program);
   } catch (error) {
     console.error(String((error as Error).message ?? error));
-    console.error(usage(command.program));
+    if (!(error instanceof OneLineProblem)) console.error(usage(command.program));
     process.exit(2);
   }
   let sim: Awaited<ReturnType<typeof startSimulator>>;
@@ -129,7 +170,8 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
     console.error(startupProblem(error as Error & { code?: string }, options));
     process.exit(1);
   }
-  const keys = demoKeys();
+  const scenario = sim.hub.scenario;
+  const keys = scenario.keys;
   const width = Math.max(...keys.map((k) => k.secret.length));
   console.log(
     [
@@ -142,7 +184,7 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
       `  OAuth:      ${sim.url}/.well-known/oauth-authorization-server`,
       `  Clock:      ${sim.hub.clock.speed}x   CORS: ${options.cors ? "open" : "closed"}`,
       "",
-      "Demo API keys:",
+      ...(options.scenario === undefined ? ["Demo API keys:"] : [`Scenario ${scenario.name}: ${scenario.description}`, "", "API keys:"]),
       ...keys.map((k) => `  ${k.secret.padEnd(width)}  ${k.purpose}`),
       "",
       "Outcome markers in a prompt: [sim:fail] [sim:fail=timeout] [sim:hold] [sim:hold=block] [sim:slow] [sim:late] [sim:blocked]",

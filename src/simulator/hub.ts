@@ -10,6 +10,7 @@ import type { CredentialResolver } from "./domain/credentials.ts";
 import { EventHub } from "./domain/events.ts";
 import { GenerationEngine } from "./domain/generations.ts";
 import { tokenResolver } from "./domain/oauth/grants.ts";
+import { parseMarkers, stepsFrom } from "./domain/outcomes.ts";
 import { quickValidator } from "./domain/quick-validators.ts";
 import { RateLimiter } from "./domain/ratelimit.ts";
 import { refuse, type Detail } from "./domain/refusal.ts";
@@ -21,17 +22,29 @@ import type { SimRequest, SimResponse } from "./pipeline/exchange.ts";
 import type { HubServices } from "./pipeline/services.ts";
 import type { HubBase } from "./state/base.ts";
 import { SimClock } from "./state/clock.ts";
-import { seedDemoGenerations } from "./state/fixtures/generations.ts";
-import { seedDemoLibrary } from "./state/fixtures/library.ts";
-import { seedDemoSupport } from "./state/fixtures/support.ts";
 import { createState, type HubState } from "./state/hub-state.ts";
 import { resolveOptions, type ResolvedOAuthOptions } from "./state/oauth.ts";
-import { DEFAULT_RATE_LIMITS, DEFAULT_TIMING, type AssetSource, type HubOptions, type Timing } from "./state/options.ts";
+import { DEFAULT_RATE_LIMITS, DEFAULT_TIMING, type AssetSource, type HubOptions, type RateLimitConfig, type Timing } from "./state/options.ts";
+import { exportScenario } from "./state/scenario/export.ts";
+import type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
+import { scenarioFrom } from "./state/scenario/read.ts";
+import { seedScenario } from "./state/scenario/seed.ts";
 import { IdMaker } from "./state/util.ts";
+import { DEFAULT_SCENARIO } from "./scenarios/index.ts";
 
 export type { AssetFile, AssetSource, HubOptions, RateLimitConfig, Timing } from "./state/options.ts";
 export type { Mount } from "./pipeline/dispatch.ts";
 export { DEFAULT_RATE_LIMITS } from "./state/options.ts";
+export type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
+export { ScenarioError, shippedNames } from "./state/scenario/read.ts";
+
+/** The scenario a hub starts from: the option's, else the demo (without its records when `demoData` is false). */
+function startingScenario(options: HubOptions): Scenario {
+  if (options.scenario !== undefined) return scenarioFrom(options.scenario);
+  const demo = scenarioFrom(DEFAULT_SCENARIO);
+  if (options.demoData ?? true) return demo;
+  return { ...demo, generations: [], ledger: undefined, library: { folders: [], assets: [] }, support_messages: [] };
+}
 
 export class Hub implements HubBase, HubServices {
   readonly options: HubOptions;
@@ -50,18 +63,21 @@ export class Hub implements HubBase, HubServices {
   readonly routes: Routes;
   ids = new IdMaker();
   state: HubState;
+  #scenario: Scenario;
   #keyExpiries: { cancel(): void }[] = [];
 
+  /** Throws ScenarioError when `options.scenario` is not a valid scenario (or a shipped name). */
   constructor(options: HubOptions = {}) {
     const limits = streamLimits();
     this.options = options;
+    this.#scenario = startingScenario(options);
     this.clock = new SimClock({ speed: options.clockSpeed ?? 1, start: options.startTime });
     this.timing = { ...DEFAULT_TIMING, ...options.timing, runningMs: { ...DEFAULT_TIMING.runningMs, ...options.timing?.runningMs } };
     this.assets = options.assets ?? (() => undefined);
     this.publicUrl = options.publicUrl?.replace(/\/+$/, "");
     this.maxStreamsPerKey = options.maxStreamsPerKey ?? limits.maxStreamsPerKey;
-    this.limiter = new RateLimiter(this.clock, { ...DEFAULT_RATE_LIMITS, ...options.rateLimits });
-    this.state = createState(this.clock.now(), options);
+    this.limiter = new RateLimiter(this.clock, this.#rateLimits());
+    this.state = createState(this.clock.now(), options, this.#scenario);
     this.events = new EventHub(
       this.clock,
       this.state.epoch,
@@ -93,27 +109,66 @@ export class Hub implements HubBase, HubServices {
     return refusalFor(this, req, refuse(code, { ...(message ? { message } : {}), ...(details ? { details } : {}) }));
   }
 
-  /** Back to the fixtures: open streams end, history and ids of the old state become unknown. */
+  /** The scenario the hub started from, or loaded last: what reset goes back to. */
+  get scenario(): Scenario {
+    return this.#scenario;
+  }
+
+  /**
+   * Loads a scenario (a shipped name or a parsed file) as a reset does: open streams end,
+   * history and ids of the old state become unknown; reset then goes back to it. Throws
+   * ScenarioError (and changes nothing) when it is not valid.
+   */
+  loadScenario(given: string | ScenarioFile): void {
+    this.#scenario = scenarioFrom(given);
+    this.reset();
+  }
+
+  /** The current state as a scenario file (name and description: the loaded scenario's unless given). */
+  exportScenario(header: { name?: string; description?: string } = {}): Scenario {
+    return exportScenario(this, {
+      name: header.name ?? this.#scenario.name,
+      description: header.description ?? this.#scenario.description,
+      rateLimits: this.limiter.config,
+      windows: this.limiter.spent(),
+    });
+  }
+
+  /** Back to the scenario: open streams end, history and ids of the old state become unknown. */
   reset(): void {
     for (const stream of [...this.events.openStreams]) this.events.end(stream);
     this.clock.clear();
     this.limiter.reset();
+    this.limiter.config = this.#rateLimits();
     this.generations.reset();
     this.ids = new IdMaker();
-    this.state = createState(this.clock.now(), this.options);
+    this.state = createState(this.clock.now(), this.options, this.#scenario);
     this.events.reset(this.state.epoch);
     this.#afterReset();
+  }
+
+  /** The simulator's defaults, then the scenario's, then the options' (flags win). */
+  #rateLimits(): RateLimitConfig {
+    const s = this.#scenario.rate_limits;
+    const given = { windowSeconds: s.window_seconds, keyQuota: s.key_quota, accountQuota: s.account_quota, submitQuota: s.submit_quota, concurrency: s.concurrency };
+    const own = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+    return { ...DEFAULT_RATE_LIMITS, ...own, ...this.options.rateLimits };
   }
 
   #afterReset(): void {
     for (const t of this.#keyExpiries) t.cancel();
     this.#keyExpiries = [];
     for (const key of this.state.keys.values()) this.watchExpiry(key.expires_at);
-    if (this.options.demoData ?? true) {
-      seedDemoGenerations(this);
-      seedDemoLibrary(this);
-      seedDemoSupport(this);
-    }
+    // An in-progress generation the scenario plans nothing for lives on as its prompt says.
+    const moving = seedScenario(this, this.#scenario, (status, prompt, type) => stepsFrom(status, parseMarkers(prompt).outcome, type, this.timing) ?? []);
+    for (const gen of moving) this.generations.restore(gen);
+    const now = this.clock.now();
+    this.limiter.restore(this.#scenario.rate_limits.spent.map((w) => ({
+      window: w.window,
+      id: (w.window === "key" ? w.key_id : w.account_id)!,
+      used: w.used,
+      start: now - Math.round(w.started_seconds_ago * 1000),
+    })));
   }
 
   /** A key or token that expires while a stream is open ends that stream (`terminated`). */

@@ -1,70 +1,47 @@
 // The HTTP side: `npm start` (the CLI), CORS (closed by default, opened by a flag),
 // the /docs folder, the control interface, and links built from the caller's address.
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoKeys } from "../../src/simulator/index.ts";
+import { runCli, startCli } from "./support/cli.ts";
 import { startSim, type Sim } from "./support/harness.ts";
 
 describe("npm start", () => {
   it("starts with no set-up, prints its base address and the demo credentials, serves until stopped; flags and environment configure it", async () => {
     const docsDir = join(mkdtempSync(join(tmpdir(), "sim-docs-")), "site");
-    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/main.ts", "--port", "0", "--clock-speed", "0"], {
-      cwd: process.cwd(),
-      env: { ...process.env, SIM_HOST: "127.0.0.1", SIM_KEY_QUOTA: "7", SIM_DOCS_DIR: docsDir },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout!.on("data", (d) => (out += d));
-    child.stderr!.on("data", (d) => (out += d));
+    const cli = await startCli(["--port", "0", "--clock-speed", "0"], { SIM_HOST: "127.0.0.1", SIM_KEY_QUOTA: "7", SIM_DOCS_DIR: docsDir });
+    const { url } = cli;
     try {
-      await expect.poll(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out), { timeout: 15_000 }).toBeTruthy();
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
-      for (const k of demoKeys()) expect(out).toContain(k.secret);
+      for (const k of demoKeys()) expect(cli.out()).toContain(k.secret);
       const r = await fetch(`${url}/v1/me`, { headers: { authorization: "Bearer ghk_demo_full" } });
       expect(r.status).toBe(200);
       expect(r.headers.get("ratelimit-policy")).toBe('"default";q=7;w=60');
       expect((await (await fetch(`${url}/_sim/clock`)).json()).speed).toBe(0);
       // The docs are not committed: a fresh start builds them and prints where they are.
-      expect(out).toContain(`Docs:       ${url}/docs/`);
+      expect(cli.out()).toContain(`Docs:       ${url}/docs/`);
       await expect.poll(async () => (await fetch(`${url}/docs/reference.html`)).status, { timeout: 60_000, interval: 500 }).toBe(200);
       expect(await (await fetch(`${url}/docs/`)).text()).toContain("Getting started");
     } finally {
-      child.kill("SIGTERM");
+      expect(await cli.stop()).toBe(0);
     }
-    const code = await new Promise((resolve) => child.on("exit", resolve));
-    expect(code).toBe(0);
   });
 
   it("refuses a bad option with the usage text", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/main.ts", "--port", "abc"], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
-    let err = "";
-    child.stderr!.on("data", (d) => (err += d));
-    const code = await new Promise((resolve) => child.on("exit", resolve));
+    const { code, out } = await runCli(["--port", "abc"]);
     expect(code).toBe(2);
-    expect(err).toContain("--port");
-    expect(err).toContain("SIM_PORT");
+    expect(out).toContain("--port");
+    expect(out).toContain("SIM_PORT");
   });
 });
 
 describe("npm start: what it says when it cannot start", () => {
-  /** Runs the CLI to its end; answers its exit code and everything it printed. */
-  async function cli(args: string[]): Promise<{ code: unknown; out: string }> {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/main.ts", ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout!.on("data", (d) => (out += d));
-    child.stderr!.on("data", (d) => (out += d));
-    const code = await new Promise((resolve) => child.on("exit", resolve));
-    return { code, out };
-  }
-
   it("a port in use: one line naming the port and --port, no stack trace", async () => {
     const busy = await startSim();
     try {
       const port = new URL(busy.url).port;
-      const { code, out } = await cli(["--port", port]);
+      const { code, out } = await runCli(["--port", port]);
       expect(code).toBe(1);
       expect(out.trim()).toBe(`Port ${port} on 127.0.0.1 is already in use: stop what listens there, or start the simulator on another port with --port <n> (or SIM_PORT; --port 0 picks a free one).`);
     } finally {
@@ -73,10 +50,10 @@ describe("npm start: what it says when it cannot start", () => {
   });
 
   it("a host that is not this machine's, and a port out of range: one line each, no stack trace", async () => {
-    const host = await cli(["--host", "192.0.2.1", "--port", "0"]);
+    const host = await runCli(["--host", "192.0.2.1", "--port", "0"]);
     expect(host.code).toBe(1);
     expect(host.out.trim()).toMatch(/^The address 192\.0\.2\.1 is not an address of this machine: pick another with --host/);
-    const port = await cli(["--port", "70000"]);
+    const port = await runCli(["--port", "70000"]);
     expect(port.code).toBe(2);
     expect(port.out).toContain("--port (SIM_PORT) is a whole number from 0 to 65535");
     for (const { out } of [host, port]) expect(out).not.toMatch(/\n\s+at /);

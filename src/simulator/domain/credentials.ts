@@ -4,7 +4,7 @@
 // credential rungs and the account rungs (see the pipeline).
 import type { Operation } from "../../contract/document.ts";
 import { refuse, type Refusal } from "./refusal.ts";
-import type { Account, ApiKey } from "../state/accounts.ts";
+import { KEY_PATTERN, type Account, type ApiKey } from "../state/accounts.ts";
 import type { HubState } from "../state/hub-state.ts";
 
 export interface Credential {
@@ -35,7 +35,6 @@ export interface CredentialResolver {
   cookie?(cookieHeader: string, now: number): Credential | undefined;
 }
 
-export const KEY_PATTERN = /^ghk_[A-Za-z0-9_]{4,120}$/;
 /** OAuth access tokens are opaque; this prefix tells the simulator which table to read. */
 export const TOKEN_PREFIX = "gho_";
 

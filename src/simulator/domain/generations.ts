@@ -77,6 +77,12 @@ export class GenerationEngine {
     return gen;
   }
 
+  /** A generation a scenario put in the state: counted while in progress, its planned moves scheduled from now. */
+  restore(gen: Generation): void {
+    this.#track(gen);
+    this.#scheduleNext(gen);
+  }
+
   /** The generation if it exists, belongs to the account and was not deleted. */
   visible(accountId: string, id: string): Generation | undefined {
     const gen = this.hub.state.generations.get(id);

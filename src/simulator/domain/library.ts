@@ -122,11 +122,6 @@ export function foldersOf(base: HubBase, accountId: string): Folder[] {
   return entryOf(base.state.library.folders, accountId, newList<Folder>);
 }
 
-/** Names compare without surrounding spaces and without case ("Characters" = " characters"). */
-export function sameName(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
-}
-
 export function folderRecord(base: HubBase, f: Folder, position: number): Record<string, unknown> {
   let items = 0;
   for (const a of base.state.library.assets.values()) if (a.folder_id === f.id && isLive(base, a)) items++;

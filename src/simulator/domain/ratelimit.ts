@@ -5,9 +5,9 @@
 // the one with the smaller remainder; a refusing window describes itself. A refusal
 // by the account ceiling consumes nothing, so the key's window is not spent.
 import type { SimClock } from "../state/clock.ts";
-import type { RateLimitConfig } from "../state/options.ts";
+import type { RateLimitConfig, SpentWindow } from "../state/options.ts";
 
-export type { RateLimitConfig } from "../state/options.ts";
+export type { RateLimitConfig, SpentWindow } from "../state/options.ts";
 
 export interface WindowState {
   policy: "default" | "account";
@@ -46,6 +46,25 @@ export class RateLimiter {
     this.#keys.clear();
     this.#submits.clear();
     this.#single.clear();
+  }
+
+  /** Windows already under way (a scenario's): the next request counts on from `used`. */
+  restore(windows: readonly SpentWindow[]): void {
+    for (const w of windows) this.#kind(w.window).set(w.id, { start: w.start, count: w.used });
+  }
+
+  /** The key, account and submit windows still under way, with what they have counted. */
+  spent(): SpentWindow[] {
+    const now = this.clock.now();
+    const out: SpentWindow[] = [];
+    for (const window of ["key", "account", "submit"] as const) {
+      for (const [id, c] of this.#kind(window)) if (c.count > 0 && now < c.start + this.windowMs) out.push({ window, id, used: c.count, start: c.start });
+    }
+    return out;
+  }
+
+  #kind(window: SpentWindow["window"]): Map<string, Counter> {
+    return window === "key" ? this.#keys : window === "account" ? this.#accounts : this.#submits;
   }
 
   get windowMs(): number {

@@ -12,10 +12,6 @@ export function threadOf(base: HubBase, accountId: string): SupportMessage[] {
   return entryOf(base.state.support.threads, accountId, newList<SupportMessage>);
 }
 
-export function sentKey(accountId: string, clientMsgId: string): string {
-  return `${accountId}\n${clientMsgId.toLowerCase()}`;
-}
-
 export function postSupportReply(base: HubBase, accountId: string, text: string): SupportMessage {
   const now = base.clock.now();
   const message: SupportMessage = { id: base.ids.next("msg_", now), account_id: accountId, from: "support", text, images: [], client_msg_id: null, created_at: now, read: false };

@@ -9,6 +9,7 @@ import { catalogHandlers } from "./catalog.ts";
 import type { ControlRoute } from "./control/body.ts";
 import { libraryControl } from "./control/library.ts";
 import { oauthControl } from "./control/oauth.ts";
+import { scenarioControl } from "./control/scenarios.ts";
 import { sessionsControl } from "./control/sessions.ts";
 import { subscriptionControl } from "./control/subscriptions.ts";
 import { eventsHandlers } from "./events.ts";
@@ -41,4 +42,4 @@ export const operationHandlers: Readonly<Record<string, Handler>> = {
 /** In order: /site/oauth/ (the consent form) ahead of /site/ (sign-in and out). */
 export const mounts: readonly Mount[] = [{ prefix: STORAGE_PREFIX, handle: storageHandler }, consentMount, siteMount];
 
-export const controlRoutes: readonly ControlRoute[] = [libraryControl, sessionsControl, subscriptionControl, oauthControl];
+export const controlRoutes: readonly ControlRoute[] = [libraryControl, sessionsControl, subscriptionControl, oauthControl, scenarioControl];

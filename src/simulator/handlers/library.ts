@@ -11,12 +11,9 @@
 import { schemaValidator, toDetails } from "../../contract/validator.ts";
 import { baseHeaders, isRefusal, json, readJson, type Ctx, type Handler } from "../pipeline/context.ts";
 import { refuse, type Refusal } from "../domain/refusal.ts";
-import { assetRecord, folderLimit, folderRecord, foldersOf, liveAssets, ownAsset, sameName } from "../domain/library.ts";
-import type { Folder } from "../state/library.ts";
+import { assetRecord, folderLimit, folderRecord, foldersOf, liveAssets, ownAsset } from "../domain/library.ts";
+import { FOLDER_NAME_MAX, sameName, type Folder } from "../state/library.ts";
 import { newestFirst } from "../pipeline/listing.ts";
-
-/** Folder names: 1 to 100 characters once surrounding spaces are removed (simulator convention). */
-export const FOLDER_NAME_MAX = 100;
 
 const noAsset = () => refuse("not_found", { message: "No such library asset." });
 const noFolder = () => refuse("not_found", { message: "No such library folder." });

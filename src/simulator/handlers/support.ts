@@ -5,8 +5,8 @@ import { isRefusal, json, readerOf, readJson, type Handler } from "../pipeline/c
 import { refuse } from "../domain/refusal.ts";
 import { REFERENCE_PREFIX } from "../state/library.ts";
 import { readReference } from "../domain/references.ts";
-import { messageRecord, reportMessage, sentKey, threadOf } from "../domain/support.ts";
-import type { SupportMessage } from "../state/support.ts";
+import { messageRecord, reportMessage, threadOf } from "../domain/support.ts";
+import { sentKey, type SupportMessage } from "../state/support.ts";
 
 // The thread: the account's messages and its reports, oldest first. Support messages not
 // read before come with `unread: true` once; the read marks them read.

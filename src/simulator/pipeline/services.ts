@@ -8,6 +8,7 @@ import type { RateLimiter } from "../domain/ratelimit.ts";
 import type { SessionStore } from "../domain/sessions.ts";
 import type { HubBase } from "../state/base.ts";
 import type { ResolvedOAuthOptions } from "../state/oauth.ts";
+import type { Scenario, ScenarioFile } from "../state/scenario/format.ts";
 
 export interface HubServices extends HubBase {
   readonly limiter: RateLimiter;
@@ -18,6 +19,12 @@ export interface HubServices extends HubBase {
   /** Who a credential is, beyond API keys: the session cookie, OAuth access tokens. */
   readonly resolvers: readonly CredentialResolver[];
   readonly maxStreamsPerKey: number;
-  /** Back to the fixtures: open streams end, history and ids of the old state become unknown. */
+  /** The scenario loaded: what reset goes back to. */
+  readonly scenario: Scenario;
+  /** Back to the scenario: open streams end, history and ids of the old state become unknown. */
   reset(): void;
+  /** Loads a scenario as a reset does (throws ScenarioError when it is not valid). */
+  loadScenario(given: string | ScenarioFile): void;
+  /** The current state as a scenario file. */
+  exportScenario(header?: { name?: string; description?: string }): Scenario;
 }

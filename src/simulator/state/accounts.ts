@@ -1,9 +1,10 @@
-// Accounts and API keys as the hub keeps them, made from the fixtures at each reset.
-import { demoAccounts, demoKeys, type AccountSeed } from "./fixtures/accounts.ts";
+// Accounts and API keys as the hub keeps them, made from the scenario at each reset.
+import { scopes as allScopes } from "../../contract/tables.ts";
+import type { Scenario, ScenarioAccount, ScenarioKey } from "./scenario/format.ts";
 import { subscriptionFrom, type Subscription } from "./subscriptions.ts";
 
-/** An account as the hub keeps it: its seed, with the subscription made live. */
-export interface Account extends Omit<AccountSeed, "subscription"> {
+/** An account as the hub keeps it: the scenario's, with the subscription made live. */
+export interface Account extends Omit<ScenarioAccount, "subscription"> {
   /**
    * The live subscription or null (GET /v1/billing/subscription reads it; the session-only
    * subscription actions change it). See subscriptions.ts.
@@ -24,28 +25,50 @@ export interface ApiKey {
   purpose: string;
 }
 
-export function demoAccountsAt(now: number): Map<string, Account> {
+/** The form of an API key's secret (anything else answers 401 invalid_api_key). */
+export const KEY_PATTERN = /^ghk_[A-Za-z0-9_]{4,120}$/;
+
+export const READ_SCOPES: readonly string[] = allScopes.filter((s) => s.endsWith(":read"));
+
+/** A scenario key's scopes, its `all` and `read` spelled out. */
+export function scopesOf(key: Pick<ScenarioKey, "scopes">): string[] {
+  return key.scopes === "all" ? [...allScopes] : key.scopes === "read" ? [...READ_SCOPES] : [...key.scopes];
+}
+
+/** By id, in the scenario's order. */
+export function accountsAt(scenario: Scenario, now: number): Map<string, Account> {
   const accounts = new Map<string, Account>();
-  for (const seed of demoAccounts()) {
-    accounts.set(seed.id, { ...structuredClone(seed), subscription: subscriptionFrom(seed.subscription, now) });
+  for (const a of scenario.accounts) {
+    accounts.set(a.id, {
+      id: a.id,
+      role: a.role,
+      plan: { ...a.plan },
+      balance_cc: a.balance_cc,
+      free_quotas: a.free_quotas.map((q) => ({ ...q })),
+      api_access: a.api_access,
+      suspended: a.suspended,
+      terms_accepted: a.terms_accepted,
+      early_access: a.early_access,
+      subscription: subscriptionFrom(a.subscription, now),
+    });
   }
   return accounts;
 }
 
-/** By secret. */
-export function demoKeysAt(now: number): Map<string, ApiKey> {
+/** By secret, in the scenario's order. */
+export function keysAt(scenario: Scenario, now: number): Map<string, ApiKey> {
   const keys = new Map<string, ApiKey>();
-  for (const seed of demoKeys()) {
-    keys.set(seed.secret, {
-      secret: seed.secret,
-      id: seed.id,
-      account_id: seed.account_id,
-      scopes: [...seed.scopes],
-      expires_at: seed.expires_in_seconds === null ? null : now + seed.expires_in_seconds * 1000,
-      revoked: seed.revoked,
-      spend_limit_cc: seed.spend_limit_cc,
-      spent_cc: seed.spent_cc,
-      purpose: seed.purpose,
+  for (const k of scenario.keys) {
+    keys.set(k.secret, {
+      secret: k.secret,
+      id: k.id,
+      account_id: k.account_id,
+      scopes: scopesOf(k),
+      expires_at: k.expires_in_seconds === null ? null : now + Math.round(k.expires_in_seconds * 1000),
+      revoked: k.revoked,
+      spend_limit_cc: k.spend_limit_cc,
+      spent_cc: k.spent_cc,
+      purpose: k.purpose,
     });
   }
   return keys;

@@ -1,16 +1,17 @@
 // The hub's state: accounts, keys, generations, the idempotency store, the ledger,
 // reports, the library, the support threads, sessions, what the payment provider knows
-// and the OAuth server's records. Plain data, made anew on reset (a new epoch makes the
-// old state's cursors and event ids unknown).
-import { demoAccountsAt, demoKeysAt, type Account, type ApiKey } from "./accounts.ts";
+// and the OAuth server's records. Plain data, made anew from the scenario on reset (a new
+// epoch makes the old state's cursors and event ids unknown).
+import { accountsAt, keysAt, type Account, type ApiKey } from "./accounts.ts";
 import { articles, type Article } from "./fixtures/knowledge.ts";
 import { catalog, type ModelDef } from "./fixtures/catalog.ts";
 import type { Generation, IdempotencyEntry, ReportRecord } from "./generations.ts";
-import { openingLedger, type LedgerEntry } from "./ledger.ts";
+import type { LedgerEntry } from "./ledger.ts";
 import { emptyLibrary, type LibraryStore } from "./library.ts";
 import { emptyOAuth, resolveOptions } from "./oauth.ts";
 import type { OAuthState } from "./oauth.ts";
 import type { HubOptions } from "./options.ts";
+import type { Scenario } from "./scenario/format.ts";
 import type { Session } from "./sessions.ts";
 import type { ProviderFacts } from "./subscriptions.ts";
 import { emptySupport, type SupportStore } from "./support.ts";
@@ -42,17 +43,17 @@ export interface HubState {
   oauth: OAuthState;
 }
 
-export function createState(now: number, options: HubOptions): HubState {
-  const accounts = demoAccountsAt(now);
+/** A new state with the scenario's accounts and keys (scenario/seed.ts adds the rest). */
+export function createState(now: number, options: HubOptions, scenario: Scenario): HubState {
   return {
     epoch: randomToken(6),
-    api_enabled: true,
-    accounts,
-    keys: demoKeysAt(now),
+    api_enabled: scenario.api_enabled,
+    accounts: accountsAt(scenario, now),
+    keys: keysAt(scenario, now),
     generations: new Map(),
     by_account: new Map(),
     idempotency: new Map(),
-    ledger: openingLedger(accounts.values(), now),
+    ledger: [],
     reports: new Map(),
     models: catalog(),
     articles: articles(),

@@ -57,6 +57,14 @@ export interface RemoteFile {
   height: number | null;
 }
 
+/** Folder names: 1 to 100 characters once surrounding spaces are removed (simulator convention). */
+export const FOLDER_NAME_MAX = 100;
+
+/** Names compare without surrounding spaces and without case ("Characters" = " characters"). */
+export function sameName(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
 export interface LibraryStore {
   /** By reference. */
   tickets: Map<string, UploadTicket>;

@@ -1,6 +1,7 @@
 // The simulator's options (`new Hub(options)`, `startSimulator(options)`, the CLI's flags)
 // and their defaults. They live in the lowest layer because every layer reads them.
 import type { OAuthOptions } from "./oauth.ts";
+import type { ScenarioFile } from "./scenario/format.ts";
 import type { SessionOptions } from "./sessions.ts";
 
 export interface AssetFile {
@@ -22,6 +23,16 @@ export interface RateLimitConfig {
   submitQuota: number;
   /** Generations in progress at once per account (reason `concurrency`). */
   concurrency: number;
+}
+
+/** A window under way: a key's requests (`key`), an account's (`account`) or its accepted submits (`submit`). */
+export interface SpentWindow {
+  window: "key" | "account" | "submit";
+  /** The key's id, or the account's. */
+  id: string;
+  used: number;
+  /** Simulated time of the window's first request. */
+  start: number;
 }
 
 /** The seed does not show the quotas or the window length: these are the simulator's. */
@@ -72,7 +83,16 @@ export interface HubOptions {
   maxStreamsPerKey?: number;
   /** Base address put in links (`output_urls`); default: the address the caller used. */
   publicUrl?: string;
-  /** Seed the demo account with a few finished generations, library and support thread (default true). */
+  /**
+   * The starting state, and what reset goes back to: a shipped scenario's name
+   * (scenarios/index.ts) or a scenario file's parsed JSON. Default: the `demo` scenario.
+   * An invalid one throws ScenarioError naming the fields at fault.
+   */
+  scenario?: string | ScenarioFile;
+  /**
+   * Without a `scenario`: false starts from the demo scenario without its generations,
+   * library and support thread (its accounts and keys stay). Default true.
+   */
   demoData?: boolean;
   assets?: AssetSource;
   /** Serve the control interface under /_sim/ (default true). */

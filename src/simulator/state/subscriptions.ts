@@ -11,7 +11,7 @@ import { isoTime } from "./util.ts";
 
 export type SubscriptionStatus = "active" | "cancelled" | "past_due";
 
-/** A subscription in a fixture: times relative to the clock's start. */
+/** A subscription in a scenario: times relative to the clock's start. */
 export interface SubscriptionSeed {
   plan_id: string;
   status: SubscriptionStatus;
@@ -36,21 +36,9 @@ export interface Subscription {
   cancelled_at: number | null;
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 /** Length of one paid period (simulator convention). */
 export const PERIOD_DAYS = 30;
-
-export const RENEWING: SubscriptionSeed = {
-  plan_id: "pro",
-  status: "active",
-  amount: 20,
-  recurrent_amount: 20,
-  currency: "USD",
-  period_end_in_days: 12,
-  cancelled_days_ago: null,
-};
-
-export const CANCELLED: SubscriptionSeed = { ...RENEWING, status: "cancelled", period_end_in_days: 9, cancelled_days_ago: 3 };
 
 export function subscriptionFrom(seed: SubscriptionSeed | null, now: number): Subscription | null {
   if (!seed) return null;
@@ -60,8 +48,21 @@ export function subscriptionFrom(seed: SubscriptionSeed | null, now: number): Su
     amount: seed.amount,
     recurrent_amount: seed.recurrent_amount,
     currency: seed.currency,
-    period_end: now + seed.period_end_in_days * DAY_MS,
-    cancelled_at: seed.cancelled_days_ago === null ? null : now - seed.cancelled_days_ago * DAY_MS,
+    period_end: now + Math.round(seed.period_end_in_days * DAY_MS),
+    cancelled_at: seed.cancelled_days_ago === null ? null : now - Math.round(seed.cancelled_days_ago * DAY_MS),
+  };
+}
+
+/** The subscription as a scenario writes it, its times relative to `now` (subscriptionFrom's inverse). */
+export function subscriptionSeed(s: Subscription, now: number): SubscriptionSeed {
+  return {
+    plan_id: s.plan_id,
+    status: s.status,
+    amount: s.amount,
+    recurrent_amount: s.recurrent_amount,
+    currency: s.currency,
+    period_end_in_days: (s.period_end - now) / DAY_MS,
+    cancelled_days_ago: s.cancelled_at === null ? null : (now - s.cancelled_at) / DAY_MS,
   };
 }
 

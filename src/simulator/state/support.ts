@@ -20,6 +20,11 @@ export interface SupportStore {
   sent: Map<string, SupportMessage>;
 }
 
+/** The key of `sent`: client_msg_id is the account's own, compared without case. */
+export function sentKey(accountId: string, clientMsgId: string): string {
+  return `${accountId}\n${clientMsgId.toLowerCase()}`;
+}
+
 export function emptySupport(): SupportStore {
   return { threads: new Map(), sent: new Map() };
 }

@@ -93,6 +93,7 @@ function controlHandler(ctx: Ctx, routes: readonly ControlRoute[]): SimResponse 
     case "GET ":
     case "GET state":
       return ok({
+        scenario: hub.scenario.name,
         clock: clockView(hub),
         api_enabled: hub.state.api_enabled,
         accounts: [...hub.state.accounts.values()],
