@@ -110,7 +110,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Addresses the article. An unknown or non-public slug answers `not_found`. */
+                /**
+                 * @description Addresses the article. An unknown or non-public slug answers `not_found`.
+                 * @example getting-started
+                 */
                 slug: components["parameters"]["ArticleSlug"];
             };
             cookie?: never;
@@ -192,7 +195,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`. */
+                /**
+                 * @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`.
+                 * @example gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB
+                 */
                 id: components["parameters"]["GenerationId"];
             };
             cookie?: never;
@@ -224,11 +230,20 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`. */
+                /**
+                 * @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`.
+                 * @example gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB
+                 */
                 id: components["parameters"]["GenerationId"];
-                /** @description Part of a link taken from `output_urls`; the link is used as given, never assembled. */
+                /**
+                 * @description Part of a link taken from `output_urls`; the link is used as given, never assembled.
+                 * @example video
+                 */
                 kind: components["parameters"]["OutputKind"];
-                /** @description Part of a link taken from `output_urls`; the link is used as given, never assembled. */
+                /**
+                 * @description Part of a link taken from `output_urls`; the link is used as given, never assembled.
+                 * @example 0
+                 */
                 index: components["parameters"]["OutputIndex"];
             };
             cookie?: never;
@@ -256,7 +271,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`. */
+                /**
+                 * @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`.
+                 * @example gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB
+                 */
                 id: components["parameters"]["GenerationId"];
             };
             cookie?: never;
@@ -363,7 +381,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Asset id. Another account's id answers `not_found`. */
+                /**
+                 * @description Asset id. Another account's id answers `not_found`.
+                 * @example ast_01JD8XF3Y8R1T3V5X7Z9B2NP
+                 */
                 id: components["parameters"]["AssetId"];
             };
             cookie?: never;
@@ -391,7 +412,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Asset id. Another account's id answers `not_found`. */
+                /**
+                 * @description Asset id. Another account's id answers `not_found`.
+                 * @example ast_01JD8XF3Y8R1T3V5X7Z9B2NP
+                 */
                 id: components["parameters"]["AssetId"];
             };
             cookie?: never;
@@ -448,7 +472,10 @@ export interface paths {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Folder id. Another account's id answers `not_found`. */
+                /**
+                 * @description Folder id. Another account's id answers `not_found`.
+                 * @example fld_01JD8XH7A3T5V7X9Z2B4D6ST
+                 */
                 id: components["parameters"]["FolderId"];
             };
             cookie?: never;
@@ -2631,17 +2658,29 @@ export interface components {
         KnowledgeQuery: string;
         /** @description Page size 1..100, default 20. Outside the bounds answers 400 `invalid_limit`; never clamped. */
         PageLimit: components["schemas"]["PageLimit"];
-        /** @description Addresses the article. An unknown or non-public slug answers `not_found`. */
+        /**
+         * @description Addresses the article. An unknown or non-public slug answers `not_found`.
+         * @example getting-started
+         */
         ArticleSlug: string;
         /** @description Opaque; pass `next_cursor` back byte for byte. A bad cursor answers 400 `invalid_cursor`. */
         PageCursor: components["schemas"]["PageCursor"];
         /** @description Chosen by the caller, one per logical submit. A replay answers the first submit's record at its current status (202, no charge, no submit quota spent); the same key with a different body answers 409 `duplicate_key_conflict`. */
         IdempotencyKey: string;
-        /** @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`. */
+        /**
+         * @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`.
+         * @example gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB
+         */
         GenerationId: string;
-        /** @description Part of a link taken from `output_urls`; the link is used as given, never assembled. */
+        /**
+         * @description Part of a link taken from `output_urls`; the link is used as given, never assembled.
+         * @example video
+         */
         OutputKind: string;
-        /** @description Part of a link taken from `output_urls`; the link is used as given, never assembled. */
+        /**
+         * @description Part of a link taken from `output_urls`; the link is used as given, never assembled.
+         * @example 0
+         */
         OutputIndex: string;
         /**
          * @description Comma-separated generation types, the same values as `type` in a generation record. An unknown type answers 400 `invalid_request`.
@@ -2650,9 +2689,15 @@ export interface components {
         EventTypes: string;
         /** @description The last `id:` received. The stream continues right after it, with no loss and no repeat, on whichever server the new connection lands; a cursor that cannot be resumed gets a `reset` frame first. */
         LastEventId: string;
-        /** @description Asset id. Another account's id answers `not_found`. */
+        /**
+         * @description Asset id. Another account's id answers `not_found`.
+         * @example ast_01JD8XF3Y8R1T3V5X7Z9B2NP
+         */
         AssetId: string;
-        /** @description Folder id. Another account's id answers `not_found`. */
+        /**
+         * @description Folder id. Another account's id answers `not_found`.
+         * @example fld_01JD8XH7A3T5V7X9Z2B4D6ST
+         */
         FolderId: string;
         /**
          * @description `code`. Another value redirects with `unsupported_response_type`.
@@ -3101,7 +3146,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Addresses the article. An unknown or non-public slug answers `not_found`. */
+                /**
+                 * @description Addresses the article. An unknown or non-public slug answers `not_found`.
+                 * @example getting-started
+                 */
                 slug: components["parameters"]["ArticleSlug"];
             };
             cookie?: never;
@@ -3271,7 +3319,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`. */
+                /**
+                 * @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`.
+                 * @example gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB
+                 */
                 id: components["parameters"]["GenerationId"];
             };
             cookie?: never;
@@ -3312,7 +3363,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`. */
+                /**
+                 * @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`.
+                 * @example gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB
+                 */
                 id: components["parameters"]["GenerationId"];
             };
             cookie?: never;
@@ -3357,11 +3411,20 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`. */
+                /**
+                 * @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`.
+                 * @example gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB
+                 */
                 id: components["parameters"]["GenerationId"];
-                /** @description Part of a link taken from `output_urls`; the link is used as given, never assembled. */
+                /**
+                 * @description Part of a link taken from `output_urls`; the link is used as given, never assembled.
+                 * @example video
+                 */
                 kind: components["parameters"]["OutputKind"];
-                /** @description Part of a link taken from `output_urls`; the link is used as given, never assembled. */
+                /**
+                 * @description Part of a link taken from `output_urls`; the link is used as given, never assembled.
+                 * @example 0
+                 */
                 index: components["parameters"]["OutputIndex"];
             };
             cookie?: never;
@@ -3403,7 +3466,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`. */
+                /**
+                 * @description Generation id. Another account's id, or the id of a cancelled generation, answers 404 `not_found`.
+                 * @example gen_01JD8X4K2M9QF7T3V5W6Y8Z0AB
+                 */
                 id: components["parameters"]["GenerationId"];
             };
             cookie?: never;
@@ -3590,7 +3656,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Asset id. Another account's id answers `not_found`. */
+                /**
+                 * @description Asset id. Another account's id answers `not_found`.
+                 * @example ast_01JD8XF3Y8R1T3V5X7Z9B2NP
+                 */
                 id: components["parameters"]["AssetId"];
             };
             cookie?: never;
@@ -3635,7 +3704,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Asset id. Another account's id answers `not_found`. */
+                /**
+                 * @description Asset id. Another account's id answers `not_found`.
+                 * @example ast_01JD8XF3Y8R1T3V5X7Z9B2NP
+                 */
                 id: components["parameters"]["AssetId"];
             };
             cookie?: never;
@@ -3755,7 +3827,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Folder id. Another account's id answers `not_found`. */
+                /**
+                 * @description Folder id. Another account's id answers `not_found`.
+                 * @example fld_01JD8XH7A3T5V7X9Z2B4D6ST
+                 */
                 id: components["parameters"]["FolderId"];
             };
             cookie?: never;
@@ -3796,7 +3871,10 @@ export interface operations {
                 "Accept-Language"?: components["parameters"]["AcceptLanguage"];
             };
             path: {
-                /** @description Folder id. Another account's id answers `not_found`. */
+                /**
+                 * @description Folder id. Another account's id answers `not_found`.
+                 * @example fld_01JD8XH7A3T5V7X9Z2B4D6ST
+                 */
                 id: components["parameters"]["FolderId"];
             };
             cookie?: never;
