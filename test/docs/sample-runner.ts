@@ -14,6 +14,7 @@ import { at } from "../../scripts/lib/paths.ts";
 const PACKAGE_ENTRIES: Record<string, string> = {
   "@generation-hub/api": at("src/client/index.ts"),
   "@generation-hub/api/oauth": at("src/client/oauth/index.ts"),
+  "@generation-hub/devtools": at("src/devtools.ts"),
 };
 
 /** The module a driver imports to reach the sample (`import { f } from "sample:entry"`). */
@@ -32,7 +33,7 @@ export async function bundleSample(sample: Bundled, platform: "node" | "browser"
   const resolver: Plugin = {
     name: "samples",
     setup(b) {
-      b.onResolve({ filter: /^@generation-hub\/api(\/oauth)?$/ }, (a) => ({ path: PACKAGE_ENTRIES[a.path]! }));
+      b.onResolve({ filter: /^@generation-hub\/(api(\/oauth)?|devtools)$/ }, (a) => ({ path: PACKAGE_ENTRIES[a.path]! }));
       b.onResolve({ filter: /^sample:entry$/ }, () => ({ path: "entry", namespace: "sample" }));
       b.onLoad({ filter: /.*/, namespace: "sample" }, () => ({ contents: sample.source, loader: "ts", resolveDir: sample.resolveDir }));
     },
