@@ -47,7 +47,7 @@ async function take(stream: AsyncIterable<HubEvent>, n: number, onEach?: (e: Hub
   return got;
 }
 
-async function until(check: () => boolean, ms = 5_000) {
+async function until(check: () => boolean, ms = 15_000) {
   const end = Date.now() + ms;
   while (!check()) {
     if (Date.now() > end) throw new Error("timed out waiting");
@@ -61,14 +61,15 @@ describe("event stream", () => {
     const stream = hub.events({ reconnectDelay: 5 });
     const total = 30;
     const publisher = (async () => {
-      await until(() => log.connections > 0);
+      // A loaded machine can take seconds to open the first connection: wait as long as the
+      // test may run, and fail with the cause (Promise.all below) rather than hang.
+      await until(() => log.connections > 0, 25_000);
       for (let i = 0; i < total; i++) {
         log.statusChanged(gen(i), i % 2 ? "RUNNING" : "QUEUED");
         await new Promise((r) => setTimeout(r, 3));
       }
     })();
-    const got = await take(stream, total);
-    await publisher;
+    const [got] = await Promise.all([take(stream, total), publisher]);
     expect(got.map((e) => e.id)).toEqual(log.frames.map((f) => f.id));
     expect(new Set(got.map((e) => e.id)).size).toBe(total);
     expect(log.connections).toBeGreaterThanOrEqual(total / 4);
