@@ -29,6 +29,7 @@ import { exportScenario } from "./state/scenario/export.ts";
 import type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
 import { scenarioFrom } from "./state/scenario/read.ts";
 import { seedScenario } from "./state/scenario/seed.ts";
+import { scheduleFixtureEnds } from "./domain/subscriptions.ts";
 import { IdMaker } from "./state/util.ts";
 import { DEFAULT_SCENARIO } from "./scenarios/index.ts";
 
@@ -162,6 +163,9 @@ export class Hub implements HubBase, HubServices {
     // An in-progress generation the scenario plans nothing for lives on as its prompt says.
     const moving = seedScenario(this, this.#scenario, (status, prompt, type) => stepsFrom(status, parseMarkers(prompt).outcome, type, this.timing) ?? []);
     for (const gen of moving) this.generations.restore(gen);
+    // A cancelled subscription of the scenario ends with its paid period, as one cancelled
+    // through the subscription action does.
+    scheduleFixtureEnds(this);
     const now = this.clock.now();
     this.limiter.restore(this.#scenario.rate_limits.spent.map((w) => ({
       window: w.window,

@@ -84,6 +84,18 @@ describe("replies", () => {
     expect((await sim.get("/v1/me", { key: null, headers: { cookie: fresh } })).json.plan.paid).toBe(false);
     expect((await act("resume", undefined, fresh)).json.error.code).toBe("plan_expired");
   });
+
+  it("BILL-2 W-7: a subscription the scenario starts cancelled ends with its paid period too (the demo's second account: 9 days left)", async () => {
+    const other = await signIn(sim, "acc_other");
+    expect(await billing(other)).toMatchObject({ status: "cancelled" });
+    await sim.advance(8 * 86_400);
+    expect(await billing(await signIn(sim, "acc_other"))).toMatchObject({ status: "cancelled" });
+    await sim.advance(2 * 86_400);
+    const fresh = await signIn(sim, "acc_other");
+    expect(await billing(fresh)).toBeNull();
+    expect((await sim.get("/v1/me", { key: null, headers: { cookie: fresh } })).json.plan.paid).toBe(false);
+    expect((await act("resume", undefined, fresh)).json.error.code).toBe("plan_expired");
+  });
 });
 
 describe("refusals", () => {
