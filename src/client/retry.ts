@@ -13,6 +13,9 @@
 //   `service_unavailable` are retried (and 5xx answers without the envelope, such as a
 //   gateway's); the others (`api_disabled`, `submit_unavailable`, `upload_unavailable`,
 //   the subscription provider failures) are returned at once.
+// - a connection lost while the body is read (fewer bytes than its Content-Length) is a
+//   connection failure too: every answer but an event stream is read whole here, so the
+//   caller never meets a half-read body as a bare TypeError.
 // - one 401 `invalid_token` with a token provider: the provider is asked again with the
 //   rejected token (it may refresh), outside the retry count.
 // The caller's `AbortSignal` stops everything at once and is never retried.
@@ -119,18 +122,23 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
       let response: Response;
       try {
         const pending = options.fetch ? options.fetch(new Request(input, attemptInit())) : globalThis.fetch(input, attemptInit());
-        response = await new Promise<Response>((resolve, reject) => {
-          handle = setTimeout(expire, timeout, pending, reject, timeout);
-          pending.then(resolve, reject);
-        });
+        try {
+          response = await new Promise<Response>((resolve, reject) => {
+            handle = setTimeout(expire, timeout, pending, reject, timeout);
+            pending.then(resolve, reject);
+          });
+        } finally {
+          clearTimeout(handle);
+        }
+        // The body is read here, the event stream's aside: a connection lost after the head
+        // (fewer bytes than Content-Length) is a lost connection, retried as one.
+        response = await wholeBody(response);
       } catch (error) {
         if (userSignal?.aborted) throw new HubAbortError({ cause: error });
         const failure = error instanceof HubTimeoutError ? error : new HubConnectionError("Connection failed", { cause: error });
         if (attempt >= maxRetries || !safe()) throw failure;
         await sleep(backoff(attempt, backoffBase, backoffMax), userSignal);
         continue;
-      } finally {
-        clearTimeout(handle);
       }
       if (attempt) attempts.set(response, attempt + 1); // a first attempt's answer is not recorded (attemptsOf answers 1)
       const status = response.status;
@@ -153,6 +161,16 @@ export function createTransport(options: TransportOptions = {}): FetchLike {
       await sleep(wait !== undefined ? wait * 1000 : backoff(attempt, backoffBase, backoffMax), userSignal);
     }
   };
+}
+
+/**
+ * The answer with its body read whole; an event stream (or a body-less answer) as it is.
+ * Rejects when the connection is lost before the last byte.
+ */
+async function wholeBody(response: Response): Promise<Response> {
+  if (response.body === null || (response.headers.get("content-type") ?? "").startsWith("text/event-stream")) return response;
+  const bytes = await response.arrayBuffer();
+  return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
 /** An attempt's time is up: its late answer is discarded (its body cancelled). */

@@ -3,7 +3,8 @@
 // an environment variable (flags win); `--help` lists them.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { DEFAULT_DOCS_DIR, ScenarioError, shippedNames, startSimulator, type ScenarioFile, type SimulatorOptions } from "./index.ts";
+import { DEFAULT_DOCS_DIR, FaultError, ScenarioError, shippedNames, startSimulator, type FaultSpec, type FaultView, type ScenarioFile, type SimulatorOptions } from "./index.ts";
+import { readFaults } from "./state/faults.ts";
 import { readScenario, scenarioFrom } from "./state/scenario/read.ts";
 
 /** How the command is started (for the usage text), and how it gets the docs it serves. */
@@ -64,6 +65,56 @@ function scenarioOption(value: string): string | ScenarioFile {
   }
 }
 
+/** A `key=value` word's value: a number, a boolean, or the text. */
+function wordValue(text: string): string | number | boolean {
+  if (/^-?\d+(\.\d+)?$/.test(text)) return Number(text);
+  return text === "true" ? true : text === "false" ? false : text;
+}
+
+/**
+ * `--faults`: JSON (one fault or a list), a file of it (a path ending in .json), or words:
+ * `kind=service_unavailable route=readAccount count=2; kind=latency latency_ms=300`
+ * (`;` between faults). Read and checked here, as the hub would, so a fault is one line.
+ */
+function faultsOption(value: string): FaultSpec[] {
+  const fail = (why: string): never => {
+    throw new OneLineProblem(`--faults (SIM_FAULTS): ${why}`.replace(/\s*\n\s*/g, " "));
+  };
+  const text = value.trim();
+  let given: unknown;
+  if (text.startsWith("[") || text.startsWith("{") || /\.json$/i.test(text)) {
+    let json = text;
+    if (!text.startsWith("[") && !text.startsWith("{")) {
+      try {
+        json = readFileSync(text, "utf8");
+      } catch (error) {
+        fail(`the file ${text} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      }
+    }
+    try {
+      given = JSON.parse(json);
+    } catch (error) {
+      fail(`not JSON (${(error as Error).message})`);
+    }
+  } else {
+    const faults = text.split(";").map((s) => s.trim()).filter(Boolean).map((spec) =>
+      Object.fromEntries(spec.split(/\s+/).map((word) => {
+        const eq = word.indexOf("=");
+        if (eq <= 0) fail(`${JSON.stringify(word)} is not key=value (for example: kind=service_unavailable route=readAccount count=2)`);
+        return [word.slice(0, eq), wordValue(word.slice(eq + 1))];
+      })),
+    );
+    given = faults.length === 1 ? faults[0] : faults;
+  }
+  try {
+    readFaults(given, Array.isArray(given) ? "faults" : "");
+  } catch (error) {
+    if (error instanceof FaultError) fail(`not a valid fault: ${error.message}`);
+    throw error;
+  }
+  return (Array.isArray(given) ? given : [given]) as FaultSpec[];
+}
+
 const limits = (o: SimulatorOptions) => (o.rateLimits ??= {});
 const session = (o: SimulatorOptions) => (o.session ??= {});
 const oauthOf = (o: SimulatorOptions) => (o.oauth ??= {});
@@ -101,6 +152,7 @@ const SETTINGS: Setting[] = [
   { flag: "oauth-refresh-seconds", env: "SIM_OAUTH_REFRESH_SECONDS", kind: "number", help: "an unused OAuth refresh token expires after this many simulated seconds (default 2592000, 30 days)", apply: (o, v) => (oauthOf(o).refreshTokenSeconds = v as number) },
   { flag: "oauth-grant-seconds", env: "SIM_OAUTH_GRANT_SECONDS", kind: "number", help: "absolute lifetime of an OAuth grant in simulated seconds (default 7776000, 90 days)", apply: (o, v) => (oauthOf(o).grantSeconds = v as number) },
   { flag: "oauth-code-seconds", env: "SIM_OAUTH_CODE_SECONDS", kind: "number", help: "OAuth authorization code lifetime in simulated seconds (default 60)", apply: (o, v) => (oauthOf(o).codeSeconds = v as number) },
+  { flag: "faults", env: "SIM_FAULTS", kind: "string", help: "faults to inject (docs/simulator.md, Faults): JSON, a .json file, or words such as \"kind=service_unavailable route=readAccount count=2; kind=latency latency_ms=300 rate=0.1\" (default none)", apply: (o, v) => (o.faults = faultsOption(String(v))) },
   { flag: "log", env: "SIM_LOG", kind: "boolean", help: "log every request (Fastify's logger)", apply: (o, v) => (o.logger = v as boolean) },
 ];
 
@@ -153,6 +205,12 @@ function startupProblem(error: Error & { code?: string }, options: SimulatorOpti
   }
 }
 
+/** A fault in force in a few words, for the banner. */
+function faultLine(f: FaultView): string {
+  const when = [f.route ?? "every route", f.rate < 1 ? `rate ${f.rate}` : "", f.count !== undefined ? `${f.count} times` : ""].filter(Boolean).join(", ");
+  return `${f.id} ${f.kind} (${when})`;
+}
+
 /** Runs the simulator with the command line `argv` until a signal stops it. */
 export async function runMock(argv: string[], command: MockCommand): Promise<void> {
   let options: SimulatorOptions;
@@ -183,6 +241,7 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
       `  Site:       ${sim.url}/site/sign-in   (session cookie gh_session; subscription actions)`,
       `  OAuth:      ${sim.url}/.well-known/oauth-authorization-server`,
       `  Clock:      ${sim.hub.clock.speed}x   CORS: ${options.cors ? "open" : "closed"}`,
+      ...(sim.hub.faults.size > 0 ? [`  Faults:     ${sim.hub.faults.list().map(faultLine).join("; ")}   (${sim.url}/_sim/faults)`] : []),
       "",
       ...(options.scenario === undefined ? ["Demo API keys:"] : [`Scenario ${scenario.name}: ${scenario.description}`, "", "API keys:"]),
       ...keys.map((k) => `  ${k.secret.padEnd(width)}  ${k.purpose}`),

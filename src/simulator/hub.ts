@@ -8,6 +8,7 @@ import { schemaValidator, validateChosen } from "../contract/validator.ts";
 import { recheckStreams } from "./domain/access.ts";
 import type { CredentialResolver } from "./domain/credentials.ts";
 import { EventHub } from "./domain/events.ts";
+import { FaultPlan } from "./domain/faults.ts";
 import { GenerationEngine } from "./domain/generations.ts";
 import { tokenResolver } from "./domain/oauth/grants.ts";
 import { parseMarkers, stepsFrom } from "./domain/outcomes.ts";
@@ -22,6 +23,7 @@ import type { SimRequest, SimResponse } from "./pipeline/exchange.ts";
 import type { HubServices } from "./pipeline/services.ts";
 import type { HubBase } from "./state/base.ts";
 import { SimClock } from "./state/clock.ts";
+import { readFaults, type Fault } from "./state/faults.ts";
 import { createState, type HubState } from "./state/hub-state.ts";
 import { resolveOptions, type ResolvedOAuthOptions } from "./state/oauth.ts";
 import { DEFAULT_RATE_LIMITS, DEFAULT_TIMING, type AssetSource, type HubOptions, type RateLimitConfig, type Timing } from "./state/options.ts";
@@ -38,6 +40,8 @@ export type { Mount } from "./pipeline/dispatch.ts";
 export { DEFAULT_RATE_LIMITS } from "./state/options.ts";
 export type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
 export { ScenarioError, shippedNames } from "./state/scenario/read.ts";
+export { FaultError, type Fault, type FaultSpec } from "./state/faults.ts";
+export type { FaultView } from "./domain/faults.ts";
 
 /** The scenario a hub starts from: the option's, else the demo (without its records when `demoData` is false). */
 function startingScenario(options: HubOptions): Scenario {
@@ -60,18 +64,26 @@ export class Hub implements HubBase, HubServices {
   readonly sessions: SessionStore;
   readonly oauthOptions: ResolvedOAuthOptions;
   readonly resolvers: readonly CredentialResolver[];
+  readonly faults = new FaultPlan();
   /** Handlers by operationId and the mounts outside the contract (storage, site, consent, /_sim/). */
   readonly routes: Routes;
   ids = new IdMaker();
   state: HubState;
   #scenario: Scenario;
+  /** The options' faults, read once: in force from the start and after every reset. */
+  readonly #optionFaults: readonly Fault[];
   #keyExpiries: { cancel(): void }[] = [];
 
-  /** Throws ScenarioError when `options.scenario` is not a valid scenario (or a shipped name). */
+  /**
+   * Throws ScenarioError when `options.scenario` is not a valid scenario (or a shipped
+   * name), FaultError when `options.faults` holds a fault that is not valid.
+   */
   constructor(options: HubOptions = {}) {
     const limits = streamLimits();
     this.options = options;
+    this.#optionFaults = options.faults === undefined ? [] : readFaults(options.faults, "faults");
     this.#scenario = startingScenario(options);
+    this.#restartFaults(this.#scenario);
     this.clock = new SimClock({ speed: options.clockSpeed ?? 1, start: options.startTime });
     this.timing = { ...DEFAULT_TIMING, ...options.timing, runningMs: { ...DEFAULT_TIMING.runningMs, ...options.timing?.runningMs } };
     this.assets = options.assets ?? (() => undefined);
@@ -121,8 +133,18 @@ export class Hub implements HubBase, HubServices {
    * ScenarioError (and changes nothing) when it is not valid.
    */
   loadScenario(given: string | ScenarioFile): void {
-    this.#scenario = scenarioFrom(given);
+    const scenario = scenarioFrom(given);
+    this.#restartFaults(scenario); // throws (and changes nothing) when its fault ids clash with the options'
+    this.#scenario = scenario;
     this.reset();
+  }
+
+  /** The options' faults, then the scenario's, their counts and draws anew. */
+  #restartFaults(scenario: Scenario): void {
+    this.faults.restart([
+      ...this.#optionFaults.map((fault) => ({ fault, origin: "options" as const })),
+      ...scenario.faults.map((fault) => ({ fault, origin: "scenario" as const })),
+    ]);
   }
 
   /** The current state as a scenario file (name and description: the loaded scenario's unless given). */
@@ -132,11 +154,16 @@ export class Hub implements HubBase, HubServices {
       description: header.description ?? this.#scenario.description,
       rateLimits: this.limiter.config,
       windows: this.limiter.spent(),
+      faults: this.faults.exported(),
     });
   }
 
-  /** Back to the scenario: open streams end, history and ids of the old state become unknown. */
+  /**
+   * Back to the scenario: open streams end, history and ids of the old state become
+   * unknown; the faults are the options' and the scenario's again (counts and draws anew).
+   */
   reset(): void {
+    this.#restartFaults(this.#scenario);
     for (const stream of [...this.events.openStreams]) this.events.end(stream);
     this.clock.clear();
     this.limiter.reset();

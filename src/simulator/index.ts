@@ -11,6 +11,7 @@ export type { HubOptions, AssetSource, Mount } from "./hub.ts";
 export type { SimRequest, SimResponse, StreamSink } from "./pipeline/exchange.ts";
 export { demoKeys, demoAccounts } from "./state/fixtures/accounts.ts";
 export { ScenarioError, shippedNames, type Scenario, type ScenarioFile } from "./hub.ts";
+export { FaultError, type Fault, type FaultSpec, type FaultView } from "./hub.ts";
 
 export interface SimulatorOptions extends HubOptions, Partial<ServerOptions> {
   /** Default 127.0.0.1. */

@@ -5,6 +5,7 @@
 // the one with the smaller remainder; a refusing window describes itself. A refusal
 // by the account ceiling consumes nothing, so the key's window is not spent.
 import type { SimClock } from "../state/clock.ts";
+import { refuse, type Refusal } from "./refusal.ts";
 import type { RateLimitConfig, SpentWindow } from "../state/options.ts";
 
 export type { RateLimitConfig, SpentWindow } from "../state/options.ts";
@@ -131,6 +132,16 @@ export class RateLimiter {
     }
     return c;
   }
+}
+
+/** 429 `rate_limited` of an exhausted request window, which describes itself (seed, Limits). */
+export function requestRateRefusal(w: WindowState): Refusal {
+  return refuse("rate_limited", {
+    message: `Too many requests: the ${w.policy} window allows ${w.quota} requests per ${w.window} s.`,
+    details: [{ reason: "request_rate", message: `${w.policy} window exhausted`, scope: w.policy, limit: w.quota, current: w.quota }],
+    retryAfter: w.reset,
+    retryAfterInBody: true,
+  });
 }
 
 export function rateLimitHeaders(w: WindowState): Record<string, string> {

@@ -7,6 +7,7 @@ import { accountHandlers } from "./account.ts";
 import { billingHandlers } from "./billing.ts";
 import { catalogHandlers } from "./catalog.ts";
 import type { ControlRoute } from "./control/body.ts";
+import { faultsControl } from "./control/faults.ts";
 import { libraryControl } from "./control/library.ts";
 import { oauthControl } from "./control/oauth.ts";
 import { scenarioControl } from "./control/scenarios.ts";
@@ -42,4 +43,4 @@ export const operationHandlers: Readonly<Record<string, Handler>> = {
 /** In order: /site/oauth/ (the consent form) ahead of /site/ (sign-in and out). */
 export const mounts: readonly Mount[] = [{ prefix: STORAGE_PREFIX, handle: storageHandler }, consentMount, siteMount];
 
-export const controlRoutes: readonly ControlRoute[] = [libraryControl, sessionsControl, subscriptionControl, oauthControl, scenarioControl];
+export const controlRoutes: readonly ControlRoute[] = [libraryControl, sessionsControl, subscriptionControl, oauthControl, scenarioControl, faultsControl];

@@ -6,7 +6,7 @@ import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { envelope, refuse } from "../domain/refusal.ts";
-import { isDeferred, isStream, type SimRequest, type SimResponse } from "../pipeline/exchange.ts";
+import { isDeferred, isDropped, isStream, type SimRequest, type SimResponse } from "../pipeline/exchange.ts";
 import type { Hub } from "../hub.ts";
 import { newRequestId } from "../state/util.ts";
 import { bodyLimitOf, tooLargeMessage, UPLOAD_ROUTES } from "./body-limits.ts";
@@ -148,6 +148,18 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
       );
       return;
     }
+    // Faults (pipeline/faults.ts): no answer at all, or the answer later.
+    if (isDropped(answer)) {
+      reply.hijack();
+      request.raw.socket.destroy();
+      return;
+    }
+    if (answer.delayMs !== undefined) {
+      const ms = answer.delayMs;
+      reply.hijack();
+      setTimeout(() => send(request, reply, { ...answer, delayMs: undefined }), ms);
+      return;
+    }
     const headers = options.cors === false ? answer.headers : { ...answer.headers, ...corsHeaders(request) };
     if (isStream(answer)) {
       reply.hijack();
@@ -165,6 +177,15 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
           ended = true;
           if (!res.destroyed) res.end();
         },
+        // A cut stream: the socket closes without the last chunk, as a lost connection
+        // does, once the frames written so far have left.
+        abort() {
+          if (ended) return;
+          ended = true;
+          const socket = res.socket;
+          if (socket) socket.end(() => socket.destroy());
+          else res.destroy();
+        },
       };
       stop = answer.stream(sink);
       // The client went away (or the stream ended): forget the stream either way.
@@ -179,6 +200,12 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     const body = answer.body;
     const bytes = body === undefined ? undefined : typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     if (bytes !== undefined) headers["content-length"] = String(typeof bytes === "string" ? Buffer.byteLength(bytes) : bytes.length);
+    if (answer.truncateAt !== undefined && bytes instanceof Buffer) {
+      // A truncated body: the head promises every byte, part of them follows, then the socket closes.
+      res.writeHead(answer.status, headers);
+      res.write(bytes.subarray(0, answer.truncateAt), () => res.destroy());
+      return;
+    }
     res.writeHead(answer.status, headers);
     res.end(bytes);
     if (options.logger) request.log.info({ statusCode: answer.status }, "request completed");

@@ -3,10 +3,12 @@
 // an ability has one implementation whichever way it is reached: HTTP, these methods, or
 // `control.request` for a route without a method here.
 import type { GenerationRecord } from "../../../generated/types.ts";
+import type { FaultView } from "../domain/faults.ts";
 import type { Outcome } from "../domain/outcomes.ts";
 import type { SessionStore } from "../domain/sessions.ts";
 import type { Hub } from "../hub.ts";
 import type { Account, ApiKey } from "../state/accounts.ts";
+import type { FaultSpec } from "../state/faults.ts";
 import { toResponse } from "./exchange.ts";
 
 /** The simulated clock: `now` as an ISO time, `now_ms` since the epoch, `speed` in simulated seconds per real second (0: frozen). */
@@ -239,5 +241,34 @@ export class HubControl {
   /** The user revokes an OAuth application's grant: at once, with every token. */
   revokeGrant(grantId: string): Promise<Record<string, unknown>> {
     return this.request("POST", `oauth/grants/${id(grantId)}/revoke`);
+  }
+
+  /** The faults in force, with what remains of their counts and how often they acted. */
+  async faults(): Promise<FaultView[]> {
+    return (await this.request<{ data: FaultView[] }>("GET", "faults")).data;
+  }
+
+  /**
+   * Puts a fault in force (after the others): `{ kind: "service_unavailable", route:
+   * "readAccount", count: 2 }`. Rejects with ControlError (400, the fields at fault named)
+   * when it is not valid. A reset takes it out again.
+   */
+  async addFault(fault: FaultSpec): Promise<FaultView> {
+    return (await this.request<{ data: FaultView[] }>("POST", "faults", fault)).data[0]!;
+  }
+
+  /** Puts several faults in force, all or none (fields at fault named `faults.<index>.…`). */
+  async addFaults(faults: readonly FaultSpec[]): Promise<FaultView[]> {
+    return (await this.request<{ data: FaultView[] }>("POST", "faults", { faults })).data;
+  }
+
+  /** Takes one fault out of force (ControlError 404 when none has this id). */
+  removeFault(faultId: string): Promise<FaultView> {
+    return this.request("DELETE", `faults/${id(faultId)}`);
+  }
+
+  /** Takes every fault out of force; resolves with how many there were. */
+  async clearFaults(): Promise<number> {
+    return (await this.request<{ cleared: number }>("DELETE", "faults")).cleared;
   }
 }

@@ -3,7 +3,7 @@
 // browser (the service worker hands the page a Request and takes the Response back).
 import { bodyLimitOf, tooLargeMessage } from "../http/body-limits.ts";
 import type { Hub } from "../hub.ts";
-import { isDeferred, isStream, type BodyAnswer, type SimRequest, type SimResponse, type StreamAnswer } from "../pipeline/exchange.ts";
+import { isDeferred, isDropped, isStream, type BodyAnswer, type SimRequest, type SimResponse, type StreamAnswer } from "../pipeline/exchange.ts";
 
 /** The request as the hub reads it, without its body (read next, within the limit). */
 export function simRequestOf(request: Request, url: URL): SimRequest {
@@ -55,11 +55,22 @@ export function refusalResponse(hub: Hub, request: Request, code: string, messag
   return toResponse(hub, req, hub.refuse(req, code, message), request.signal);
 }
 
-/** The hub's answer as a Response; a deferred answer once it settles. */
+/**
+ * The hub's answer as a Response; a deferred answer once it settles. Faults
+ * (pipeline/faults.ts) become what a network failure is to `fetch`: a dropped connection
+ * a network error (`Response.error()`), a truncated body a stream that fails after its
+ * first bytes, a delay a wait before the answer.
+ */
 export async function toResponse(hub: Hub, req: SimRequest, answer: SimResponse, signal: AbortSignal): Promise<Response> {
   if (isDeferred(answer)) {
     const settled = await answer.deferred.catch(() => hub.refuse(req, "internal_error") as BodyAnswer);
-    return bodyResponse(settled);
+    return toResponse(hub, req, settled, signal);
+  }
+  if (isDropped(answer)) return Response.error();
+  if (answer.delayMs !== undefined) {
+    const ms = answer.delayMs;
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return toResponse(hub, req, { ...answer, delayMs: undefined }, signal);
   }
   if (isStream(answer)) return new Response(streamBody(answer, signal), { status: answer.status, headers: answer.headers });
   return bodyResponse(answer);
@@ -68,7 +79,30 @@ export async function toResponse(hub: Hub, req: SimRequest, answer: SimResponse,
 function bodyResponse(answer: BodyAnswer): Response {
   // The hub's bytes are views of plain ArrayBuffers (its Uint8Array type also admits shared ones).
   const body = answer.body as string | Uint8Array<ArrayBuffer> | undefined;
+  if (answer.truncateAt !== undefined && body instanceof Uint8Array) return truncatedResponse(answer, body, answer.truncateAt);
   return new Response(body === undefined || answer.status === 204 || answer.status === 304 ? null : body, { status: answer.status, headers: answer.headers });
+}
+
+/**
+ * Errors a body as a lost connection does, a moment after its last bytes were taken: a
+ * copy of the body (msw/node keeps one, `Response.clone()` tees it) drops bytes not yet
+ * read when its source fails at once.
+ */
+function failSoon(controller: ReadableStreamDefaultController<Uint8Array>, message: string): void {
+  setTimeout(() => controller.error(new TypeError(message)), 0);
+}
+
+/** The head promises the whole body (Content-Length); the body fails after `sent` bytes. */
+function truncatedResponse(answer: BodyAnswer, body: Uint8Array<ArrayBuffer>, sent: number): Response {
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (sent > 0) controller.enqueue(body.slice(0, sent));
+    },
+    pull(controller) {
+      failSoon(controller, `terminated: the connection closed after ${sent} of ${body.length} bytes`);
+    },
+  });
+  return new Response(stream, { status: answer.status, headers: { ...answer.headers, "content-length": String(body.length) } });
 }
 
 /**
@@ -82,6 +116,9 @@ function streamBody(answer: StreamAnswer, signal: AbortSignal): ReadableStream<U
   let stop: (() => void) | undefined;
   let onAbort: (() => void) | undefined;
   let open = true;
+  /** Cut with frames still queued: the reader gets them, then the error (pull). */
+  let cutting = false;
+  const cut = (controller: ReadableStreamDefaultController<Uint8Array>) => failSoon(controller, "network error: the event stream's connection was cut");
   /** True for the first of end, cancel and abort: the others then do nothing. */
   const close = (): boolean => {
     if (!open) return false;
@@ -98,6 +135,13 @@ function streamBody(answer: StreamAnswer, signal: AbortSignal): ReadableStream<U
         end() {
           if (close()) controller.close();
         },
+        // A cut stream (the hub has forgotten it already): the reader sees a lost
+        // connection once it has read the frames written before.
+        abort() {
+          if (!close()) return;
+          if ((controller.desiredSize ?? 0) >= 1) cut(controller);
+          else cutting = true;
+        },
       });
       if (!open) return;
       onAbort = () => {
@@ -107,6 +151,9 @@ function streamBody(answer: StreamAnswer, signal: AbortSignal): ReadableStream<U
       };
       if (signal.aborted) onAbort();
       else signal.addEventListener("abort", onAbort);
+    },
+    pull(controller) {
+      if (cutting) cut(controller);
     },
     cancel() {
       if (close()) stop?.();

@@ -18,6 +18,6 @@ export {
 export { embeddedAssets } from "./assets.ts";
 export { answerWithHub, refusalResponse, simRequestOf, toResponse } from "./exchange.ts";
 export { DEFAULT_BODY_LIMIT } from "../http/body-limits.ts";
-export { Hub, type AssetFile, type AssetSource, type HubOptions, type RateLimitConfig, type Timing } from "../hub.ts";
+export { Hub, FaultError, type AssetFile, type AssetSource, type Fault, type FaultSpec, type FaultView, type HubOptions, type RateLimitConfig, type Timing } from "../hub.ts";
 export type { SimRequest, SimResponse, StreamSink } from "../pipeline/exchange.ts";
 export { demoAccounts, demoKeys } from "../state/fixtures/accounts.ts";

@@ -4,6 +4,8 @@
 // operation's handler. Nothing a handler throws leaves as anything but an envelope.
 import { matchOperation, singularQueryParameters, type Operation } from "../../contract/document.ts";
 import { accountRefusal, authenticate, scopeRefusal } from "../domain/credentials.ts";
+import { requestRateRefusal } from "../domain/ratelimit.ts";
+import { withFaults } from "./faults.ts";
 import { headerOf, isRefusal, refusalAnswer, type Ctx } from "./context.ts";
 import { languageOf, refuse, type Refusal } from "../domain/refusal.ts";
 import type { SimRequest, SimResponse } from "./exchange.ts";
@@ -16,6 +18,8 @@ export interface Mount {
   /** Path prefix; a prefix ending in `/` also takes the path without it. */
   prefix: string;
   handle: (ctx: Ctx) => SimResponse | Refusal;
+  /** False: faults never act here (the control interface, so that faults can always be cleared). */
+  faults?: false;
 }
 
 /** What the pipeline dispatches to: handlers by operationId, then mounts by prefix. */
@@ -90,7 +94,9 @@ export function dispatch(hub: HubServices, routes: Routes, req: SimRequest): Sim
 function route(hub: HubServices, routes: Routes, ctx: Ctx): SimResponse {
   const { req, path } = ctx;
   for (const mount of routes.mounts) {
-    if (underMount(path, mount.prefix)) return settle(ctx, mount.handle(ctx));
+    if (!underMount(path, mount.prefix)) continue;
+    if (mount.faults === false) return settle(ctx, mount.handle(ctx));
+    return withFaults(ctx, () => settle(ctx, mount.handle(ctx)));
   }
   // The API switch acts on every /v1 path before the key is read (no RateLimit pair).
   if (isV1(path) && !hub.state.api_enabled) return refusalAnswer(ctx, refuse("api_disabled"));
@@ -118,15 +124,7 @@ function route(hub: HubServices, routes: Routes, ctx: Ctx): SimResponse {
       ? hub.limiter.takeSingle(credential.window.counter, credential.window.policy, credential.window.quota)
       : hub.limiter.take(credential.keyId, credential.accountId);
     ctx.rate = limited.binding;
-    if (!limited.ok) {
-      const w = limited.binding;
-      return refusalAnswer(ctx, refuse("rate_limited", {
-        message: `Too many requests: the ${w.policy} window allows ${w.quota} requests per ${w.window} s.`,
-        details: [{ reason: "request_rate", message: `${w.policy} window exhausted`, scope: w.policy, limit: w.quota, current: w.quota }],
-        retryAfter: w.reset,
-        retryAfterInBody: true,
-      }));
-    }
+    if (!limited.ok) return refusalAnswer(ctx, requestRateRefusal(limited.binding));
 
     const account = hub.state.accounts.get(credential.accountId);
     const refusedAccount = accountRefusal(account);
@@ -145,7 +143,7 @@ function route(hub: HubServices, routes: Routes, ctx: Ctx): SimResponse {
 
   // An operation of the contract without a handler still answers in the envelope.
   if (!handler) return refusalAnswer(ctx, refuse("service_unavailable", { message: `${operation.operationId} is not available in this simulator yet.` }));
-  return settle(ctx, handler(ctx));
+  return withFaults(ctx, () => settle(ctx, handler(ctx)));
 }
 
 const CALLABLE = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

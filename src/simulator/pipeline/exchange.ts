@@ -20,17 +20,39 @@ import type { StreamSink } from "../domain/events.ts";
 
 export type { StreamSink } from "../domain/events.ts";
 
-export interface BodyAnswer {
+/** The adapter's end of a stream: besides writing and ending, it can cut the connection. */
+export interface ConnectionSink extends StreamSink {
+  /** Ends the connection without a proper end (a `stream_cut` fault): the client sees a lost connection. */
+  abort(): void;
+}
+
+/** How an adapter delivers an answer, when a fault says so (pipeline/faults.ts). */
+export interface Delivery {
+  /** Real milliseconds to wait before the answer's first byte (a `latency` fault). */
+  delayMs?: number;
+}
+
+export interface BodyAnswer extends Delivery {
   status: number;
   headers: Record<string, string>;
   body?: string | Uint8Array;
+  /**
+   * A `truncate` fault: the headers promise the whole body (its Content-Length), only this
+   * many bytes of it are sent, then the connection closes. Set on a byte body only.
+   */
+  truncateAt?: number;
 }
 
-export interface StreamAnswer {
+export interface StreamAnswer extends Delivery {
   status: number;
   headers: Record<string, string>;
   /** Starts the stream on a sink; answers a function that stops it (client gone). */
-  stream: (sink: StreamSink) => () => void;
+  stream: (sink: ConnectionSink) => () => void;
+}
+
+/** No answer at all: the adapter closes the connection (a `drop` fault). */
+export interface DroppedAnswer {
+  dropped: true;
 }
 
 /**
@@ -39,10 +61,10 @@ export interface StreamAnswer {
  * as envelope or OAuth error answers. Everything else stays synchronous.
  */
 export interface DeferredAnswer {
-  deferred: Promise<BodyAnswer>;
+  deferred: Promise<BodyAnswer | DroppedAnswer>;
 }
 
-export type SimResponse = BodyAnswer | StreamAnswer | DeferredAnswer;
+export type SimResponse = BodyAnswer | StreamAnswer | DeferredAnswer | DroppedAnswer;
 
 export function isStream(answer: SimResponse): answer is StreamAnswer {
   return "stream" in answer;
@@ -50,6 +72,10 @@ export function isStream(answer: SimResponse): answer is StreamAnswer {
 
 export function isDeferred(answer: SimResponse): answer is DeferredAnswer {
   return "deferred" in answer;
+}
+
+export function isDropped(answer: SimResponse): answer is DroppedAnswer {
+  return "dropped" in answer;
 }
 
 export function header(req: SimRequest, name: string): string | undefined {

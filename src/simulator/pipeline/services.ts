@@ -3,6 +3,7 @@
 // imports hub.ts.
 import type { CredentialResolver } from "../domain/credentials.ts";
 import type { EventHub } from "../domain/events.ts";
+import type { FaultPlan } from "../domain/faults.ts";
 import type { GenerationEngine } from "../domain/generations.ts";
 import type { RateLimiter } from "../domain/ratelimit.ts";
 import type { SessionStore } from "../domain/sessions.ts";
@@ -19,6 +20,8 @@ export interface HubServices extends HubBase {
   /** Who a credential is, beyond API keys: the session cookie, OAuth access tokens. */
   readonly resolvers: readonly CredentialResolver[];
   readonly maxStreamsPerKey: number;
+  /** The faults in force (domain/faults.ts): the pipeline asks it once per request. */
+  readonly faults: FaultPlan;
   /** The scenario loaded: what reset goes back to. */
   readonly scenario: Scenario;
   /** Back to the scenario: open streams end, history and ids of the old state become unknown. */

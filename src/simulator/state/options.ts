@@ -1,5 +1,6 @@
 // The simulator's options (`new Hub(options)`, `startSimulator(options)`, the CLI's flags)
 // and their defaults. They live in the lowest layer because every layer reads them.
+import type { FaultSpec } from "./faults.ts";
 import type { OAuthOptions } from "./oauth.ts";
 import type { ScenarioFile } from "./scenario/format.ts";
 import type { SessionOptions } from "./sessions.ts";
@@ -109,4 +110,9 @@ export interface HubOptions {
   session?: SessionOptions;
   /** The OAuth authorization server: lifetimes, registration limits, auto-consent. */
   oauth?: OAuthOptions;
+  /**
+   * Faults injected on purpose (state/faults.ts), in force from the start and after every
+   * reset, before the scenario's. An invalid one throws FaultError naming the fields at fault.
+   */
+  faults?: readonly FaultSpec[];
 }

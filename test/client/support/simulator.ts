@@ -19,25 +19,9 @@ export interface Simulated {
 
 export async function simulated(options: SimulatorOptions = {}): Promise<Simulated> {
   const sim = await startSimulator({ port: 0, clockSpeed: 100, ...options });
-  const origin = new URL(sim.url).origin;
   const violations: string[] = [];
   const answers: string[] = [];
-  const fetch: FetchLike = async (request) => {
-    const response = await globalThis.fetch(request);
-    const url = new URL(request.url);
-    if (url.origin !== origin || url.pathname.startsWith("/_sim/")) return response;
-    answers.push(`${request.method} ${url.pathname} ${response.status}`);
-    const matched = matchOperation(request.method, url.pathname);
-    if (!matched) {
-      violations.push(`${request.method} ${url.pathname}: not an operation of the contract`);
-      return response;
-    }
-    const stream = (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
-    const body = stream ? "" : await response.clone().text();
-    for (const v of checkAnswer(matched.operation, { status: response.status, headers: response.headers, body })) violations.push(`${v.where}: ${v.message}`);
-    if (!stream || !response.body) return response;
-    return new Response(response.body.pipeThrough(frameChecker(violations)), { status: response.status, statusText: response.statusText, headers: response.headers });
-  };
+  const fetch = checkingFetch(new URL(sim.url).origin, violations, answers);
   return {
     sim,
     violations,
@@ -50,6 +34,32 @@ export async function simulated(options: SimulatorOptions = {}): Promise<Simulat
       if (!r.ok) throw new Error(`control ${method} ${path}: ${r.status} ${text}`);
       return text ? JSON.parse(text) : undefined;
     },
+  };
+}
+
+/**
+ * A fetch (over `globalThis.fetch`, looked up per call) that notes `METHOD /path status`
+ * of every answer from `origin` outside /_sim/ in `answers`, and every way it departs
+ * from the contract in `violations`, event-stream frames included.
+ */
+export function checkingFetch(origin: string, violations: string[], answers: string[]): FetchLike {
+  return async (request) => {
+    const response = await globalThis.fetch(request);
+    const url = new URL(request.url);
+    if (url.origin !== origin || url.pathname.startsWith("/_sim/")) return response;
+    answers.push(`${request.method} ${url.pathname} ${response.status}`);
+    const matched = matchOperation(request.method, url.pathname);
+    if (!matched) {
+      violations.push(`${request.method} ${url.pathname}: not an operation of the contract`);
+      return response;
+    }
+    const stream = (response.headers.get("content-type") ?? "").startsWith("text/event-stream");
+    // A body cut short (a truncate fault) is not checked here: the client meets it as it is.
+    const body = stream ? "" : await response.clone().text().catch(() => undefined);
+    if (body === undefined) return response;
+    for (const v of checkAnswer(matched.operation, { status: response.status, headers: response.headers, body })) violations.push(`${v.where}: ${v.message}`);
+    if (!stream || !response.body) return response;
+    return new Response(response.body.pipeThrough(frameChecker(violations)), { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 }
 

@@ -19,7 +19,7 @@ type Hub = HubServices;
 
 /** The control interface at /_sim/: its own routes, then `routes` in order. */
 export function controlMount(routes: readonly ControlRoute[]): Mount {
-  return { prefix: "/_sim/", handle: (ctx) => controlHandler(ctx, routes) };
+  return { prefix: "/_sim/", handle: (ctx) => controlHandler(ctx, routes), faults: false };
 }
 
 function keyView(hub: Hub, k: ApiKey) {

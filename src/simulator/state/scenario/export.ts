@@ -5,6 +5,7 @@
 import { scopes as allScopes } from "../../../contract/tables.ts";
 import { READ_SCOPES, type ApiKey } from "../accounts.ts";
 import type { HubBase } from "../base.ts";
+import type { Fault } from "../faults.ts";
 import type { Generation } from "../generations.ts";
 import type { RateLimitConfig, SpentWindow } from "../options.ts";
 import { subscriptionSeed } from "../subscriptions.ts";
@@ -18,6 +19,8 @@ export interface ExportParts {
   rateLimits: RateLimitConfig;
   /** The request windows under way (RateLimiter.spent()). */
   windows: readonly SpentWindow[];
+  /** The faults in force that a scenario carries (FaultPlan.exported()). */
+  faults: readonly Fault[];
 }
 
 const byTimeThenId = (a: { created_at: number; id: string }, b: { created_at: number; id: string }) =>
@@ -142,5 +145,6 @@ export function exportScenario(base: HubBase, parts: ExportParts): Scenario {
         .filter((w) => (w.window === "key" ? keyIds.has(w.id) : state.accounts.has(w.id)))
         .map((w) => ({ window: w.window, ...(w.window === "key" ? { key_id: w.id } : { account_id: w.id }), used: w.used, started_seconds_ago: ago(w.start) })),
     },
+    faults: [...parts.faults],
   };
 }

@@ -2,6 +2,7 @@
 // its defaults are filled in (read.ts fills them). `ScenarioFile` is what a file may leave
 // out. Times are relative to the moment the scenario is loaded: `*_seconds_ago` back,
 // `*_in_seconds` / `*_in_days` forward (negative: already past).
+import type { Fault } from "../faults.ts";
 import type { SubscriptionSeed } from "../subscriptions.ts";
 
 export const SCENARIO_VERSION = 1;
@@ -135,6 +136,8 @@ export interface Scenario {
   library: { folders: ScenarioFolder[]; assets: ScenarioAsset[] };
   support_messages: ScenarioSupportMessage[];
   rate_limits: ScenarioRateLimits;
+  /** Faults injected from the start (state/faults.ts). */
+  faults: Fault[];
 }
 
 type Loose<T> = { [K in keyof T]?: T[K] extends (infer I)[] ? Loose<I>[] : T[K] extends object | null ? Loose<NonNullable<T[K]>> | Extract<T[K], null> : T[K] };

@@ -3,52 +3,22 @@
 // ids, ledgers that add up, times within reach). Every fault is a detail naming its field
 // the way the API names fields (`accounts.2.balance_cc`); a bad scenario is a
 // ScenarioError, never a crash.
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import * as formatsModule from "ajv-formats";
-import { pointer } from "../../../contract/document.ts";
 import { toDetails, type Detail } from "../../../contract/validator.ts";
-import schema from "../../scenarios/scenario.schema.json" with { type: "json" };
 import { shippedScenarios } from "../../scenarios/index.ts";
 import { KEY_PATTERN } from "../accounts.ts";
+import { faultListDetails, tidyKindDetails } from "../faults.ts";
 import { catalog } from "../fixtures/catalog.ts";
 import { LEDGER_REASONS } from "../ledger.ts";
 import { FOLDER_NAME_MAX, sameName } from "../library.ts";
 import { LONGEST_SPAN_DAYS } from "../util.ts";
 import type { Scenario, ScenarioFile } from "./format.ts";
+import { scenarioValidator } from "./schema.ts";
 
 export class ScenarioError extends Error {
   constructor(readonly details: readonly Detail[]) {
     super(details.map((d) => d.message).join("; "));
     this.name = "ScenarioError";
   }
-}
-
-const CONTRACT_REF = "https://generation-hub.local/openapi.json#";
-
-/** The schema with the contract's definitions put in place of its references to them. */
-function withContract(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(withContract);
-  if (!node || typeof node !== "object") return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) if (key !== "$ref" || typeof value !== "string" || !value.startsWith(CONTRACT_REF)) out[key] = withContract(value);
-  const ref = (node as { $ref?: unknown }).$ref;
-  if (typeof ref === "string" && ref.startsWith(CONTRACT_REF)) {
-    const target = pointer(ref.slice(CONTRACT_REF.length - 1));
-    if (!target || typeof target !== "object") throw new Error(`scenario.schema.json refers to ${ref}, which the contract does not have`);
-    return { ...target, ...out };
-  }
-  return out;
-}
-
-let compiled: ValidateFunction | undefined;
-function validator(): ValidateFunction {
-  if (compiled) return compiled;
-  const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as (ajv: Ajv2020) => void;
-  // Defaults are filled in by the validation itself: the schema is their one place. The
-  // code is compiled unoptimised (in half the time): a scenario is read once per load.
-  const ajv = new Ajv2020({ allErrors: true, verbose: true, useDefaults: true, strictSchema: false, strictTypes: false, validateSchema: false, inlineRefs: false, code: { optimize: false } });
-  addFormats(ajv);
-  return (compiled = ajv.compile(withContract(schema) as object));
 }
 
 function fault(field: string, reason: string, message: string): Detail {
@@ -62,8 +32,8 @@ export function readScenario(value: unknown): Scenario {
   }
   // A copy: the defaults are written into it, and the caller's object stays as it was.
   const copy = structuredClone(value);
-  const validate = validator();
-  if (!validate(copy)) throw new ScenarioError(toDetails(validate.errors));
+  const validate = scenarioValidator();
+  if (!validate(copy)) throw new ScenarioError(tidyKindDetails(toDetails(validate.errors)));
   const scenario = copy as Scenario;
   const details = crossChecks(scenario);
   if (details.length > 0) throw new ScenarioError(details);
@@ -209,6 +179,9 @@ function crossChecks(s: Scenario): Detail[] {
     if (w.key_id !== undefined && !keys.has(w.key_id)) out.push(fault(`${at}.key_id`, "not_allowed", `names no key of the scenario: ${JSON.stringify(w.key_id)}`));
     account(`${at}.account_id`, w.account_id);
   });
+
+  uniqueFaults(s.faults, "faults", "id", (f) => f.id, out);
+  out.push(...faultListDetails(s.faults, "faults"));
   return out;
 }
 
