@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { attemptsOf, createHubClient, HubApiError, HubStreamTerminatedError, type HubClient, type HubEvent } from "../../src/client/index.ts";
 import { checkAnswer, operations } from "../../src/contract/index.ts";
 import { RESULT_FILES } from "../../src/simulator/http/assets.ts";
-import { ControlError, createHubHandlers, DEFAULT_BASE_URL, embeddedAssets, refusalResponse } from "../../src/simulator/msw/index.ts";
+import { ControlError, createHubHandlers, DEFAULT_BASE_URL, embeddedAssets, refusalResponse, shippedNames } from "../../src/simulator/msw/index.ts";
 import type { Sim } from "./support/harness.ts";
 import { authorize, consent, pkce, REDIRECT, registered, signIn, token } from "./support/site.ts";
 
@@ -298,6 +298,41 @@ describe("control", () => {
     await control.reset();
     expect((await control.account("acc_demo")).balance_cc).toBe(500_000);
     expect((await control.setClockSpeed(0)).speed).toBe(0);
+  });
+
+  it("scenarios through the methods: the shipped list, loading one by name or as a file (a reset goes back to it), exporting the state, a file that is not valid refused", async () => {
+    try {
+      const shipped = await control.scenarios();
+      expect(shipped.data.map((s) => s.name)).toEqual(shippedNames);
+      expect(shipped.loaded).toBe("demo");
+      expect((await control.state()).scenario).toBe("demo");
+
+      const loaded = await control.loadScenario("free-account");
+      expect(loaded.name).toBe("free-account");
+      expect(loaded.keys.map((k) => k.secret)).toContain(KEY);
+      expect((await control.state()).scenario).toBe("free-account");
+      expect(((await client.submit(IMAGE).catch((e: unknown) => e)) as HubApiError).code).toBe("payment_required");
+      await control.reset();
+      expect((await control.state()).scenario).toBe("free-account");
+
+      // The demo with a balance changed, exported under a new name and loaded back as a file.
+      await control.loadScenario("demo");
+      await control.setBalance("acc_demo", 1234);
+      const exported = await control.exportScenario({ name: "low-balance", description: "The demo with 1234 cc." });
+      expect(exported).toMatchObject({ name: "low-balance", description: "The demo with 1234 cc." });
+      await control.reset();
+      expect((await control.account("acc_demo")).balance_cc).toBe(500_000);
+      expect((await control.loadScenario(exported)).name).toBe("low-balance");
+      expect((await control.account("acc_demo")).balance_cc).toBe(1234);
+
+      const refused = await control.loadScenario({ ...exported, accounts: "none" } as never).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ControlError);
+      expect((refused as ControlError).body).toMatchObject({ error: { code: "invalid_request", details: [expect.objectContaining({ field: expect.stringMatching(/^accounts/) })] } });
+      expect((await control.state()).scenario).toBe("low-balance");
+      await expect(control.loadScenario("no-such-scenario")).rejects.toThrow(/400 invalid_request/);
+    } finally {
+      await control.loadScenario("demo");
+    }
   });
 
   it("a refused control request rejects with ControlError carrying the status and the envelope", async () => {

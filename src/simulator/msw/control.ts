@@ -9,6 +9,7 @@ import type { SessionStore } from "../domain/sessions.ts";
 import type { Hub } from "../hub.ts";
 import type { Account, ApiKey } from "../state/accounts.ts";
 import type { FaultSpec } from "../state/faults.ts";
+import type { Scenario, ScenarioFile } from "../state/scenario/format.ts";
 import { toResponse } from "./exchange.ts";
 
 /** The simulated clock: `now` as an ISO time, `now_ms` since the epoch, `speed` in simulated seconds per real second (0: frozen). */
@@ -31,6 +32,8 @@ export type ControlGeneration = GenerationRecord & {
 };
 
 export interface ControlState {
+  /** The name of the scenario a reset goes back to (`demo` unless another was loaded). */
+  scenario: string;
   clock: ClockView;
   api_enabled: boolean;
   accounts: Account[];
@@ -68,6 +71,17 @@ export interface AccountChanges {
 }
 
 export type SessionView = ReturnType<SessionStore["view"]>;
+
+/** A scenario by its name and description. */
+export interface ScenarioSummary {
+  name: string;
+  description: string;
+}
+
+/** A scenario just loaded: its name, description and the keys it holds (with secrets). */
+export interface LoadedScenario extends ScenarioSummary {
+  keys: { secret: string; id: string; account_id: string; purpose?: string }[];
+}
 
 /** A control request the hub refused: `status` and the API's error envelope in `body`. */
 export class ControlError extends Error {
@@ -119,7 +133,7 @@ export class HubControl {
     return parsed as T;
   }
 
-  /** Clock, API switch, accounts, keys (with secrets) and the number of open streams. */
+  /** The loaded scenario's name, clock, API switch, accounts, keys (with secrets) and the number of open streams. */
   state(): Promise<ControlState> {
     return this.request("GET", "state");
   }
@@ -127,6 +141,26 @@ export class HubControl {
   /** Back to the fixtures: open streams end, earlier event ids and cursors become unknown. */
   reset(): Promise<{ reset: true; clock: ClockView }> {
     return this.request("POST", "reset");
+  }
+
+  /** The shipped scenarios and the name of the one loaded. */
+  scenarios(): Promise<{ data: ScenarioSummary[]; loaded: string }> {
+    return this.request("GET", "scenarios");
+  }
+
+  /**
+   * Loads a shipped scenario by name, or a scenario file, as a reset does (a reset then
+   * goes back to it). Rejects with ControlError (400, each field at fault named) when the
+   * file is not valid, and changes nothing then.
+   */
+  loadScenario(scenario: string | ScenarioFile): Promise<LoadedScenario> {
+    return this.request("POST", "scenario", typeof scenario === "string" ? { name: scenario } : scenario);
+  }
+
+  /** The current state as a scenario file (the loaded scenario's name and description unless given). */
+  exportScenario(header: { name?: string; description?: string } = {}): Promise<Scenario> {
+    const query = new URLSearchParams(Object.entries(header).filter((e): e is [string, string] => e[1] !== undefined)).toString();
+    return this.request("GET", query === "" ? "scenario" : `scenario?${query}`);
   }
 
   clock(): Promise<ClockView> {

@@ -12,7 +12,9 @@ export {
   type ControlState,
   type ForcedOutcome,
   type KeyChanges,
+  type LoadedScenario,
   type NewKey,
+  type ScenarioSummary,
   type SessionView,
 } from "./control.ts";
 export { embeddedAssets } from "./assets.ts";
@@ -21,3 +23,4 @@ export { DEFAULT_BODY_LIMIT } from "../http/body-limits.ts";
 export { Hub, FaultError, type AssetFile, type AssetSource, type Fault, type FaultSpec, type FaultView, type HubOptions, type RateLimitConfig, type Timing } from "../hub.ts";
 export type { SimRequest, SimResponse, StreamSink } from "../pipeline/exchange.ts";
 export { demoAccounts, demoKeys } from "../state/fixtures/accounts.ts";
+export { ScenarioError, shippedNames, type Scenario, type ScenarioFile } from "../hub.ts";
