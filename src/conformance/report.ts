@@ -117,7 +117,7 @@ function renderGenerated(g: GeneratedReport): string[] {
   for (const [reason, ids] of skipped) out.push(`  not generated: ${ids.join(", ")}: ${reason}`);
   const seqs = g.sequences ?? [];
   if (seqs.length > 0) {
-    out.push(`Stateful sequences (the contract's links; the same seed walks them alike): ${seqs.length} sequences, ${seqs.reduce((n, x) => n + x.requests, 0)} requests, ${seqs.reduce((n, x) => n + x.findings, 0)} finding(s)`);
+    out.push(`Stateful sequences (the contract's links; the same seed walks them alike): ${seqs.length} sequence(s), ${seqs.reduce((n, x) => n + x.requests, 0)} requests, ${seqs.reduce((n, x) => n + x.findings, 0)} finding(s)`);
     for (const x of seqs) out.push(`  ${x.name}: ${x.requests} requests${x.findings > 0 ? `, ${x.findings} finding(s)` : ""}${x.skipped ? ` (${x.skipped})` : ""}`);
   }
   return out;

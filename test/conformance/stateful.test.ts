@@ -110,7 +110,7 @@ describe("a finding of the walk carries the sequence that led to it", () => {
     const table = renderTable(report);
     expect(table).toMatch(/after 8 request\(s\) of its sequence:\n\s+1\. streamGenerationEvents \(link FollowGenerations, opened before the submit\): GET \/v1\/events -> 200, request id conformance-/);
     expect(table).toMatch(/\n\s+5\. reportGeneration \(link ReportGeneration\): POST \/v1\/generations\/gen_\w+\/report -> 201.*\n\s+\$ curl .*"reason":"moderation"/);
-    expect(table).toMatch(/Stateful sequences \(the contract's links; the same seed walks them alike\): 1 sequences, \d+ requests, 1 finding\(s\)/);
+    expect(table).toMatch(/Stateful sequences \(the contract's links; the same seed walks them alike\): 1 sequence\(s\), \d+ requests, 1 finding\(s\)/);
     const har = JSON.parse(renderHar(report)).log.entries as { comment: string }[];
     expect(har.filter((e) => /step \d+ \(/.test(e.comment))).toHaveLength(8);
     // The same seed walks the same sequence: the same steps, the same bodies.
