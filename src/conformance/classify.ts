@@ -185,6 +185,11 @@ export function envelopeRule(path: readonly string[]): string {
   return (field && ENVELOPE_FIELD_RULE[field]) ?? "W-5";
 }
 
+/** The rule of an operation's OAuth error form (the token, revoke and register routes). */
+export function oauthFormRule(operationId: string | undefined): string | undefined {
+  return operationId === undefined ? undefined : OAUTH_FORM_RULE[operationId];
+}
+
 /** The rule whose schema a success body of this operation demonstrates. */
 export function bodyRuleOf(operationId: string): string | undefined {
   return BODY_RULE[operationId];

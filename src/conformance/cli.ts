@@ -5,8 +5,9 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/index.ts";
-import { KEY_ROLES, keyVariable, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
+import { KEY_ROLES, keyVariable, scopedKeyVariable, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
 import { startPrism, type RunningPrism } from "./prism.ts";
+import { simulatorScopedKeys } from "./simulator-keys.ts";
 import { renderHar } from "./har.ts";
 import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
@@ -29,6 +30,9 @@ Without --base-url it starts the simulator and uses its demo keys.
   --other-api-key KEY     a key of a second account (cross-account)     HUB_OTHER_API_KEY
   --key ROLE=KEY          an extra key for one refusal (repeatable)     HUB_KEY_<ROLE>
                           roles: ${Object.keys(KEY_ROLES).join(", ")}
+  --scoped-key KEY        a key of the main account with fewer scopes   HUB_SCOPED_KEY_1, _2, ...
+                          (repeatable): with --generate, every route needing a scope
+                          it lacks must answer 403 insufficient_scope
   --allow-writes          allow requests that change state (no credits) HUB_ALLOW_WRITES=1
   --allow-spend           allow submits that cost credits (and writes)  HUB_ALLOW_SPEND=1
   --session-cookie VALUE  a site session: the Cookie header value       HUB_SESSION_COOKIE
@@ -105,6 +109,7 @@ async function main(argv: string[], help: string): Promise<number> {
       "api-key": { type: "string" },
       "other-api-key": { type: "string" },
       key: { type: "string", multiple: true },
+      "scoped-key": { type: "string", multiple: true },
       "allow-writes": { type: "boolean" },
       "allow-spend": { type: "boolean" },
       "session-cookie": { type: "string" },
@@ -151,6 +156,10 @@ async function main(argv: string[], help: string): Promise<number> {
     if (eq <= 0 || !(role in KEY_ROLES)) throw new Usage(`--key takes ROLE=KEY with ROLE one of ${Object.keys(KEY_ROLES).join(", ")}; got ${JSON.stringify(pair.split("=")[0])}`);
     keys[role] = pair.slice(eq + 1);
   }
+
+  const scopedKeys: string[] = [];
+  for (let i = 0; process.env[scopedKeyVariable(i)]; i++) scopedKeys.push(process.env[scopedKeyVariable(i)]!);
+  scopedKeys.push(...(values["scoped-key"] ?? []));
 
   const log = (line: string) => console.error(line);
   const cleanups: (() => Promise<void>)[] = [];
@@ -215,11 +224,12 @@ async function main(argv: string[], help: string): Promise<number> {
       session = { cookie: await simulatorSignIn(sim.url), origin: sim.url };
       oauth.autoConsent = true;
       oauth.clientDocument = await simulatorClientDocument(sim.url);
+      scopedKeys.push(...(await simulatorScopedKeys(sim.url)));
       advance = async (seconds) => {
         running.hub.clock.advance(Math.round(seconds * 1000));
         running.hub.recheckStreams();
       };
-      log(`no --base-url: started the simulator at ${baseUrl} with its demo keys (writes and spending allowed), a site session and OAuth auto-consent`);
+      log(`no --base-url: started the simulator at ${baseUrl} with its demo keys and two keys with fewer scopes (writes and spending allowed), a site session and OAuth auto-consent`);
     }
     if (!apiKey) throw new Usage("--api-key (or HUB_API_KEY) is required with --base-url");
 
@@ -237,6 +247,7 @@ async function main(argv: string[], help: string): Promise<number> {
         apiKey,
         otherApiKey,
         keys,
+        ...(scopedKeys.length > 0 ? { scopedKeys } : {}),
         allowWrites,
         allowSpend,
         session,

@@ -9,6 +9,8 @@ export interface SentRequest {
   /** The absolute address the request went to. */
   url: string;
   headers: Record<string, string>;
+  /** Header lines sent besides `headers`, each a line of its own (a header given twice). */
+  lines?: [string, string][];
   /** The body as sent: text, bytes, or none. */
   body?: string | Uint8Array;
 }
@@ -79,7 +81,7 @@ export class Masker {
   /** A copy-paste `curl` line that sends the request again. */
   curl(sent: SentRequest): string {
     const words = ["curl", "-sS", "-i", "-X", sent.method, this.shellWord(cutCredentials(sent.url))];
-    for (const [name, value] of Object.entries(sent.headers)) {
+    for (const [name, value] of headerLines(sent)) {
       const masked = this.#split(value).some((p) => p.variable !== undefined) ? value : CREDENTIAL_HEADERS.has(name.toLowerCase()) ? cutValue(value) : cutCredentials(value);
       words.push("-H", this.shellWord(`${headerName(name)}: ${masked}`));
     }
@@ -98,6 +100,11 @@ export class Masker {
     }
     return `${words.join(" ")} --data-binary @body.json  # the ${Buffer.byteLength(text)} bytes sent (not shown; the HAR file holds them)`;
   }
+}
+
+/** Every header line of a request as sent, the repeated ones included. */
+function headerLines(sent: SentRequest): [string, string][] {
+  return [...Object.entries(sent.headers), ...(sent.lines ?? [])];
 }
 
 function singleQuoted(text: string): string {
@@ -164,7 +171,7 @@ function kept(body: string | Uint8Array, mimeType: string, masker: Masker): Kept
 export function maskExchange(r: ExchangeRecord, masker: Masker): MaskedExchange {
   const headers = (list: [string, string][]) => list.map(([n, v]): [string, string] => [n, masker.header(n, v)]);
   const type = (list: [string, string][]) => list.find(([n]) => n.toLowerCase() === "content-type")?.[1] ?? "";
-  const requestHeaders = Object.entries(r.sent.headers);
+  const requestHeaders = headerLines(r.sent);
   return {
     startedAt: r.startedAt,
     ms: r.ms,

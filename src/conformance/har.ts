@@ -55,7 +55,12 @@ function entry(x: MaskedExchange, comment: string): Record<string, unknown> {
 export function renderHar(report: Report, creator = { name: "generation-hub-conformance", version: "1.0.0" }): string {
   const why = new Map<number, string[]>();
   for (const row of report.rows) {
-    for (const f of row.failures) if (f.exchange !== undefined) why.set(f.exchange, [...(why.get(f.exchange) ?? []), `${row.id}: ${f.message}`]);
+    for (const f of row.failures) {
+      if (f.exchange !== undefined) why.set(f.exchange, [...(why.get(f.exchange) ?? []), `${row.id}: ${f.message}`]);
+      f.steps?.forEach((st, i) => {
+        if (st.exchange !== undefined) why.set(st.exchange, [...(why.get(st.exchange) ?? []), `${row.id}: step ${i + 1} (${st.step}) of the sequence before: ${f.message}`]);
+      });
+    }
   }
   const entries = report.exchanges.map((x, i) => entry(x, (why.get(i) ?? []).join("\n")));
   return `${JSON.stringify({ log: { version: "1.2", creator, pages: [], entries, comment: `Conformance run against ${report.target} at ${report.startedAt}: the exchanges its failures cite, secrets masked` } }, null, 2)}\n`;

@@ -4,6 +4,8 @@
 // centi-credits, RateLimit form). Requests are sequential; before each one the
 // RateLimit pair of the previous answer is read and the suite waits for the window to
 // reset rather than spend the caller's last requests.
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { parseList, Token, type Item } from "structured-headers";
 import { checkAnswer, errorCodes, matchOperation, responseFor, schemaValidator, statusOf, type JsonObject, type Operation } from "../contract/index.ts";
 import { bodyRuleOf, classify, envelopeRule, errorCodeOf, isCollection, notRouted, operationLabel, PAGED_OPS, RECORD_OPS } from "./classify.ts";
@@ -68,6 +70,12 @@ export interface RequestSpec {
   bytes?: Uint8Array;
   /** Keep the answer's body as bytes (`Exchange.bytes`): a file to compare. */
   binary?: boolean;
+  /**
+   * Header lines sent besides the others, each a line of its own (two `Authorization`
+   * headers): fetch joins a header given twice into one, so these requests go through
+   * node:http, and never through a proxy (it may join them too).
+   */
+  lines?: [string, string][];
 }
 
 export interface PrismFinding {
@@ -268,7 +276,20 @@ export class Target {
     const started = Date.now();
     const sentBody = spec.bytes ?? (typeof body === "string" ? body : undefined);
     // Reproduced at the server's own address, not through a proxy the suite put in front.
-    const request: SentRequest = { method, url: spec.url ?? this.o.baseUrl + spec.path, headers, ...(sentBody !== undefined ? { body: sentBody } : {}) };
+    const request: SentRequest = { method, url: spec.url ?? this.o.baseUrl + spec.path, headers, ...(spec.lines ? { lines: spec.lines } : {}), ...(sentBody !== undefined ? { body: sentBody } : {}) };
+    if (spec.lines) {
+      this.#count(label);
+      let answer: { status: number; headers: Headers; text: string };
+      try {
+        answer = await sendLines(request, this.o.requestTimeoutMs);
+      } catch (error) {
+        throw new NoAnswer(described, error, request);
+      }
+      const ex = this.#exchange(method, spec.path, answer.status, answer.headers, answer.text, label, sent, request, started);
+      this.o.log?.(`  ${described} (${spec.lines.length} repeated header lines) -> ${answer.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
+      if (!spec.bare) this.observe(ex, spec.rule, { acceptLanguage: headers["accept-language"], deliberate: false });
+      return ex;
+    }
     let res: Response | undefined;
     let text = "";
     let bytes: Uint8Array | undefined;
@@ -614,6 +635,34 @@ export class Target {
   closeAll(): void {
     for (const s of [...this.openStreams]) s.close();
   }
+}
+
+/** Sends a request with some header lines repeated (node:http sends an array value as one line each). */
+function sendLines(sent: SentRequest, timeoutMs: number): Promise<{ status: number; headers: Headers; text: string }> {
+  const headers: Record<string, string | string[]> = { ...sent.headers };
+  for (const [name, value] of sent.lines ?? []) {
+    const k = name.toLowerCase();
+    const had = headers[k];
+    headers[k] = had === undefined ? [value] : [...(Array.isArray(had) ? had : [had]), value];
+  }
+  const body = sent.body === undefined ? undefined : typeof sent.body === "string" ? Buffer.from(sent.body) : Buffer.from(sent.body);
+  if (body) headers["content-length"] = String(body.length);
+  const send = sent.url.startsWith("https:") ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(sent.url, { method: sent.method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const answer = new Headers();
+        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) answer.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        resolve({ status: res.statusCode ?? 0, headers: answer, text: Buffer.concat(chunks).toString("utf8") });
+      });
+      res.on("error", reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end(body);
+  });
 }
 
 /**

@@ -36,6 +36,12 @@ export interface ConformanceOptions {
   otherApiKey?: string;
   keys?: Partial<Record<KeyRole, string>>;
   /**
+   * More keys of the main account with fewer scopes (what each holds is read from
+   * `GET /v1/whoami`): with generated inputs, every route that needs a scope one lacks
+   * must refuse it with 403 `insufficient_scope`.
+   */
+  scopedKeys?: string[];
+  /**
    * A site session (the seed shows neither the cookie's name nor how it is obtained, so
    * the caller brings one): the `Cookie` header value, and an `Origin` the server allows
    * on mutating requests over it. Checks AUTH-3; with writes, the subscription actions.
@@ -101,9 +107,20 @@ export function secretsOf(o: ConformanceOptions): Secret[] {
   const list: Secret[] = [{ value: o.apiKey, variable: "HUB_API_KEY" }];
   if (o.otherApiKey) list.push({ value: o.otherApiKey, variable: "HUB_OTHER_API_KEY" });
   for (const [role, key] of Object.entries(o.keys ?? {})) if (key) list.push({ value: key, variable: keyVariable(role) });
+  (o.scopedKeys ?? []).forEach((key, i) => list.push({ value: key, variable: scopedKeyVariable(i) }));
   if (o.session?.cookie) list.push({ value: o.session.cookie, variable: "HUB_SESSION_COOKIE" });
   if (o.oauthToken) list.push({ value: o.oauthToken, variable: "HUB_OAUTH_TOKEN" });
   return list;
+}
+
+/** The environment variable of the `i`-th (0-based) key with fewer scopes: `HUB_SCOPED_KEY_1`, ... */
+export function scopedKeyVariable(i: number): string {
+  return `HUB_SCOPED_KEY_${i + 1}`;
+}
+
+/** Whether `--only` (ids or prefixes: `PAGE`, `EVT-9`, `SUB-`) selects the rule `id`. */
+export function onlyMatches(id: string, only: readonly string[]): boolean {
+  return only.some((o) => id === o || id.startsWith(`${o}-`) || (o.endsWith("-") && id.startsWith(o)));
 }
 
 /** `read-only` -> `HUB_KEY_READ_ONLY`. */

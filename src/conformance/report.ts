@@ -1,5 +1,5 @@
 // The report as a terminal table, as JSON, and as JUnit XML for CI.
-import type { Failure, RuleRow } from "./results.ts";
+import type { Failure, RuleRow, Step } from "./results.ts";
 import { floorShortfall, renderStatusTable, ruleCoverageText } from "./coverage.ts";
 import { exitCode, type Report } from "./runner.ts";
 import type { GeneratedReport } from "./generate/report.ts";
@@ -22,6 +22,17 @@ function citation(f: Failure): string {
   return where ? ` [${where}]` : "";
 }
 
+/** The requests that led to a failure (a stateful sequence), numbered, each with its curl line. */
+function stepLines(steps: readonly Step[] | undefined, indent: string): string[] {
+  if (!steps?.length) return [];
+  const out = [`${indent}after ${steps.length} request(s) of its sequence:`];
+  steps.forEach((st, i) => {
+    out.push(`${indent}  ${i + 1}. ${st.step}: ${st.request}${st.requestId ? `, request id ${st.requestId}` : ""}`);
+    if (st.curl) out.push(`${indent}     $ ${st.curl}`);
+  });
+  return out;
+}
+
 export interface TableOptions {
   /** Show every rule (default: passes and failures, and one line listing the n/a ids per reason). */
   all?: boolean;
@@ -35,7 +46,7 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
   const out: string[] = [];
   const m = report.mode;
   out.push(`Generation Hub conformance: ${report.target}`);
-  out.push(`  writes ${m.writes ? "allowed" : "not allowed"}, spending ${m.spend ? "allowed" : "not allowed"}, second account ${m.otherAccount ? "given" : "not given"}, extra keys: ${m.roles.length ? m.roles.join(", ") : "none"}${m.staticMock ? ", static mock" : ""}${m.prism ? ", through prism proxy" : ""}`);
+  out.push(`  writes ${m.writes ? "allowed" : "not allowed"}, spending ${m.spend ? "allowed" : "not allowed"}, second account ${m.otherAccount ? "given" : "not given"}, extra keys: ${m.roles.length ? m.roles.join(", ") : "none"}${m.scopedKeys ? `, ${m.scopedKeys} key(s) with fewer scopes` : ""}${m.staticMock ? ", static mock" : ""}${m.prism ? ", through prism proxy" : ""}`);
   out.push(`  site session ${m.session}, OAuth token ${m.oauthToken ? "given" : "not given"}, OAuth auto-consent ${m.oauthAutoConsent ? "declared" : "not declared"}`);
   out.push("");
   let section = "";
@@ -54,6 +65,7 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
     for (const f of row.failures) {
       out.push(`        - ${f.message}${citation(f)}`);
       if (f.curl) out.push(`          $ ${f.curl}`);
+      out.push(...stepLines(f.steps, "          "));
     }
     if (row.reason) out.push(`        (${row.reason})`);
   }
@@ -103,6 +115,11 @@ function renderGenerated(g: GeneratedReport): string[] {
   const skipped = new Map<string, string[]>();
   for (const s of g.skipped) skipped.set(s.reason, [...(skipped.get(s.reason) ?? []), s.operationId]);
   for (const [reason, ids] of skipped) out.push(`  not generated: ${ids.join(", ")}: ${reason}`);
+  const seqs = g.sequences ?? [];
+  if (seqs.length > 0) {
+    out.push(`Stateful sequences (the contract's links; the same seed walks them alike): ${seqs.length} sequence(s), ${seqs.reduce((n, x) => n + x.requests, 0)} requests, ${seqs.reduce((n, x) => n + x.findings, 0)} finding(s)`);
+    for (const x of seqs) out.push(`  ${x.name}: ${x.requests} requests${x.findings > 0 ? `, ${x.findings} finding(s)` : ""}${x.skipped ? ` (${x.skipped})` : ""}`);
+  }
   return out;
 }
 
@@ -129,7 +146,7 @@ export function renderJunit(report: Report): string {
     for (const row of rows) {
       lines.push(`    <testcase classname="${xml(`conformance.${section}`)}" name="${xml(`${row.id}: ${row.rule}`)}" time="0">`);
       if (row.verdict === "fail") {
-        const body = row.failures.map((x) => `${x.message}${citation(x)}${x.curl ? `\n  $ ${x.curl}` : ""}`).join("\n");
+        const body = row.failures.map((x) => [`${x.message}${citation(x)}${x.curl ? `\n  $ ${x.curl}` : ""}`, ...stepLines(x.steps, "  ")].join("\n")).join("\n");
         lines.push(`      <failure message="${xml(row.failures[0]?.message ?? "failed")}" type="conformance">${xml(body)}</failure>`);
       } else if (row.verdict === "n/a") {
         lines.push(`      <skipped message="${xml(row.reason ?? "not applicable")}"/>`);

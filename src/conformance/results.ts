@@ -21,6 +21,22 @@ export interface Failure {
   curl?: string;
   /** Where the exchange is in `Report.exchanges` (and in the HAR file). */
   exchange?: number;
+  /**
+   * The requests that led to it, in order (a stateful sequence: the object created, the
+   * links followed, the delete), each with its reproduction.
+   */
+  steps?: Step[];
+}
+
+/** One request of the sequence that led to a failure. */
+export interface Step {
+  /** What the request was for: `submitGeneration`, `link ReportGeneration`, ... */
+  step: string;
+  /** `METHOD /path -> status`. */
+  request: string;
+  requestId?: string;
+  curl?: string;
+  exchange?: number;
 }
 
 export interface RuleRow {
@@ -45,6 +61,8 @@ export interface Cited {
   exchange?: ExchangeRecord;
   /** A request that got no answer: a reproduction without an exchange. */
   sent?: SentRequest;
+  /** The requests of the sequence that led to it, in order. */
+  steps?: { step: string; cited: Cited }[];
 }
 
 interface Tally {
@@ -92,7 +110,17 @@ export class Results {
       failure.curl = this.masker.curl(cited.exchange.sent);
       failure.exchange = this.#keep(cited.exchange);
     } else if (cited?.sent) failure.curl = this.masker.curl(cited.sent);
+    if (cited?.steps?.length) failure.steps = cited.steps.map(({ step, cited: s }) => this.#step(step, s));
     t.failures.push(failure);
+  }
+
+  #step(step: string, cited: Cited): Step {
+    return {
+      step,
+      request: cited.request ?? "",
+      ...(cited.requestId ? { requestId: cited.requestId } : {}),
+      ...(cited.exchange ? { curl: this.masker.curl(cited.exchange.sent), exchange: this.#keep(cited.exchange) } : cited.sent ? { curl: this.masker.curl(cited.sent) } : {}),
+    };
   }
 
   #keep(record: ExchangeRecord): number {

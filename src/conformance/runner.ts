@@ -2,7 +2,7 @@
 import { seedRules } from "../contract/index.ts";
 import { Ctx, type Check } from "./context.ts";
 import { Target, NoAnswer, QuotaStop } from "./http.ts";
-import { resolve, secretsOf, type ConformanceOptions } from "./options.ts";
+import { onlyMatches, resolve, secretsOf, type ConformanceOptions } from "./options.ts";
 import { Results, type RuleRow } from "./results.ts";
 import { discovery, envelope, Fatal, keyPlacement, ladder, localisation, routes } from "./checks/basics.ts";
 import { paging } from "./checks/paging.ts";
@@ -19,6 +19,7 @@ import { billing } from "./checks/billing.ts";
 import { session } from "./checks/session.ts";
 import { oauthClients, oauthDocument, oauthFlow, oauthToken } from "./checks/oauth.ts";
 import { generated } from "./checks/generated.ts";
+import { ambiguous } from "./checks/ambiguous.ts";
 import type { GeneratedReport } from "./generate/report.ts";
 import type { PrismFinding } from "./http.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
@@ -36,6 +37,7 @@ export const CHECKS: readonly Check[] = [
   knowledge,
   pricing,
   paging,
+  ambiguous,
   batch,
   readGenerations,
   singletons,
@@ -74,6 +76,8 @@ export interface Report {
     prism: boolean;
     otherAccount: boolean;
     roles: string[];
+    /** Keys with fewer scopes given (`scopedKeys`). */
+    scopedKeys: number;
     /** A site session was given (`--session-cookie`), with an allowed Origin or not. */
     session: "given" | "given without an Origin" | "not given";
     /** An OAuth access token was given (`--oauth-token`). */
@@ -105,7 +109,7 @@ export interface RunExtras {
 
 function selected(check: Check, only: string[] | undefined): boolean {
   if (!only || only.length === 0) return true;
-  return check.rules.some((id) => only.some((o) => id === o || id.startsWith(`${o}-`) || (o.endsWith("-") && id.startsWith(o))));
+  return check.rules.some((id) => onlyMatches(id, only));
 }
 
 export async function runConformance(options: ConformanceOptions, extras: RunExtras = {}): Promise<Report> {
@@ -114,6 +118,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
   const labels = new Map<string, string>([[options.apiKey, "main"]]);
   if (options.otherApiKey) labels.set(options.otherApiKey, "other");
   for (const [role, key] of Object.entries(options.keys ?? {})) if (key) labels.set(key, role);
+  (options.scopedKeys ?? []).forEach((key, i) => labels.set(key, `scoped-${i + 1}`));
   const target = new Target({
     baseUrl: r.baseUrl,
     viaUrl: options.viaUrl,
@@ -185,7 +190,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
   }
   if (options.only?.length) {
     for (const rule of seedRules()) {
-      if (!options.only.some((o) => rule.id === o || rule.id.startsWith(`${o}-`))) results.skip(rule.id, "not selected (--only)");
+      if (!onlyMatches(rule.id, options.only)) results.skip(rule.id, "not selected (--only)");
     }
   }
   const rows = results.rows();
@@ -201,6 +206,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
       prism: Boolean(extras.prism),
       otherAccount: ctx.shared.otherIsOtherAccount,
       roles: Object.keys(options.keys ?? {}).filter((k) => options.keys?.[k as keyof typeof options.keys]),
+      scopedKeys: options.scopedKeys?.length ?? 0,
       session: options.session ? (options.session.origin ? "given" : "given without an Origin") : "not given",
       oauthToken: Boolean(options.oauthToken),
       oauthAutoConsent: Boolean(options.oauth?.autoConsent),

@@ -52,8 +52,8 @@ describe("the conformance suite against servers broken in the newer areas", () =
     expect(failuresOf(report, "AUTH-3")).toMatch(/a POST over the session cookie with no Origin: expected 403 origin_mismatch, got 200/);
   });
 
-  it("names for every double the rules it breaks by their registry ids; only UPL-7 has a twin rule (ST-7)", () => {
-    for (const d of DOUBLES) for (const id of [d.rule, ...(d.also ?? [])]) expect(() => seedRule(id), id).not.toThrow();
-    expect(DOUBLES.filter((d) => d.also).map((d) => [d.rule, d.also])).toEqual([["UPL-7", ["ST-7"]]]);
+  it("names for every double the rules it breaks by their registry ids; of the doubles run whole, only UPL-7 has a twin rule (ST-7)", () => {
+    for (const d of DOUBLES) for (const id of [d.rule, ...(d.also ?? []), ...(d.with ?? [])]) expect(() => seedRule(id), id).not.toThrow();
+    expect(DOUBLES.slice(0, 17).filter((d) => d.also).map((d) => [d.rule, d.also])).toEqual([["UPL-7", ["ST-7"]]]);
   });
 });

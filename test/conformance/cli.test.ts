@@ -11,6 +11,7 @@ import { coverageFloor, DEFAULT_GENERATED, generateOption, Usage, withGenerateVa
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
 import { startSim } from "./support/run.ts";
+import { simulatorScopedKeys } from "../../src/conformance/simulator-keys.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const tsx = join(root, "node_modules", ".bin", "tsx");
@@ -31,16 +32,34 @@ describe("npm run conformance", () => {
     const dir = mkdtempSync(join(tmpdir(), "conformance-"));
     const junit = join(dir, "report.xml");
     const run = await cli(["--only", "PAGE-3", "--json", "--junit", junit]);
-    expect(run.stderr).toMatch(/started the simulator at http:\/\/127\.0\.0\.1:\d+ with its demo keys \(writes and spending allowed\), a site session and OAuth auto-consent/);
+    expect(run.stderr).toMatch(/started the simulator at http:\/\/127\.0\.0\.1:\d+ with its demo keys and two keys with fewer scopes \(writes and spending allowed\), a site session and OAuth auto-consent/);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout);
     expect(report.rows).toHaveLength(seedRules().length);
     expect(report.rows.find((r: { id: string }) => r.id === "PAGE-3").verdict).toBe("pass");
     expect(report.rows.find((r: { id: string }) => r.id === "SUB-1").reason).toMatch(/not selected/);
-    expect(report.mode).toMatchObject({ writes: true, spend: true, session: "given", oauthAutoConsent: true });
+    expect(report.mode).toMatchObject({ writes: true, spend: true, session: "given", oauthAutoConsent: true, scopedKeys: 2 });
     const xml = readFileSync(junit, "utf8");
     expect(xml.match(/<testcase /g)).toHaveLength(seedRules().length);
     expect(xml).not.toContain("<failure");
+  });
+
+  it("AUTH-6: takes keys with fewer scopes from HUB_SCOPED_KEY_1 and --scoped-key, and names them by their variables in the curl lines", async () => {
+    const sim = await startSim({ clockSpeed: 1 });
+    const proxy = await startProxy(sim.url, DOUBLES.find((d) => d.rule === "AUTH-6" && d.area === "stateful")!.make(sim));
+    try {
+      const [narrow, broad] = await simulatorScopedKeys(sim.url);
+      const run = await cli(["--only", "AUTH-6", "--quick", "--generate=5", "--seed", "1", "--operations", "deleteLibraryFolder", "--scoped-key", broad!], { HUB_BASE_URL: proxy.url, HUB_API_KEY: "ghk_demo_full", HUB_SCOPED_KEY_1: narrow! });
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.stdout).toMatch(/extra keys: none, 2 key\(s\) with fewer scopes/);
+      expect(run.stdout).toMatch(/deleteLibraryFolder \(DELETE \/v1\/library\/folders\/\{id\}\) needs library:write; scoped-1 holds models:read: answered 404 not_found; expected 403 insufficient_scope/);
+      expect(run.stdout).toMatch(/^ {10}\$ curl -sS -i -X DELETE \S+ -H "Authorization: Bearer \$\{HUB_SCOPED_KEY_1\}"/m);
+      expect(run.stdout).toMatch(/^ {12}1\. readWhoami with scoped-1 \(it holds models:read\): GET \/v1\/whoami -> 200/m);
+      expect(run.stdout).not.toContain(narrow!);
+    } finally {
+      await proxy.close();
+      await sim.close();
+    }
   });
 
   it("PAGE-3: fails with status 1 and the request id against a server given by HUB_BASE_URL and HUB_API_KEY", async () => {

@@ -9,6 +9,8 @@ import { casesFor, operationSeed } from "../generate/cases.ts";
 import { generatedRules, planFor, type Known, type Plan } from "../generate/plans.ts";
 import type { GeneratedReport } from "../generate/report.ts";
 import { runCases } from "../generate/run.ts";
+import { onlyMatches } from "../options.ts";
+import { STATEFUL_RULES, walk } from "../stateful/index.ts";
 
 
 const PAGED = ["listGenerations", "listCreditTransactions", "listLibraryAssets"] as const;
@@ -95,11 +97,11 @@ function planRules(plan: Plan): string[] {
 
 export const generated: Check = {
   name: "generated inputs",
-  rules: generatedRules(),
+  rules: [...new Set([...generatedRules(), ...STATEFUL_RULES])],
   needs: { generate: true },
   async run(c) {
     const g = c.r.generate!;
-    const report: GeneratedReport = { seed: g.seed, perOperation: g.perOperation, operations: [], skipped: [] };
+    const report: GeneratedReport = { seed: g.seed, perOperation: g.perOperation, operations: [], skipped: [], sequences: [] };
     c.shared.generated = report;
     const known = await learn(c);
     const only = c.r.o.only;
@@ -114,7 +116,7 @@ export const generated: Check = {
         const why =
           plan.needs === "spend" && !c.r.spend ? "needs --allow-spend (a generated submit may cost credits)"
           : plan.needs === "writes" && !c.r.writes ? "needs --allow-writes (a generated request may change state)"
-          : only?.length && !planRules(plan).some((id) => only.some((o) => id === o || id.startsWith(`${o}-`))) ? "none of its rules selected (--only)"
+          : only?.length && !planRules(plan).some((id) => onlyMatches(id, only)) ? "none of its rules selected (--only)"
           : undefined;
         if (why) {
           report.skipped.push({ operationId: op.operationId, reason: why });
@@ -129,6 +131,7 @@ export const generated: Check = {
         const cases = casesFor(withCleanup(plan), known, g.perOperation, operationSeed(g.seed, op.operationId));
         report.operations.push(await runCases(c, plan, cases, { seed: g.seed, perOperation: g.perOperation }));
       }
+      await walk(c, known, g, report.sequences);
     } finally {
       if (known.folderId) await deleteFolder(c, known.folderId);
     }

@@ -28,6 +28,31 @@ function masked(text: unknown, ids: string[]): string {
   return t;
 }
 
+/** The field names of a JSON value, as dotted paths (array items merged): its shape. */
+function shape(value: unknown, path = ""): string[] {
+  if (Array.isArray(value)) return [...new Set(value.flatMap((v) => shape(v, `${path}[]`)))];
+  if (!value || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([k, v]) => [`${path}${k}`, ...shape(v, `${path}${k}.`)]);
+}
+
+/**
+ * How the answer for another account's object differs from the one for an object that
+ * does not exist (status, code, body shape, message with the ids put aside), or
+ * undefined when it does not: anything else tells the caller the object exists.
+ */
+export function sameAnswer(foreign: Exchange, missing: Exchange, ids: string[]): string | undefined {
+  const fc = errorCodeOf(foreign.json);
+  const mc = errorCodeOf(missing.json);
+  if (foreign.status !== missing.status || fc !== mc) return `${foreign.status} ${fc ?? ""} vs ${missing.status} ${mc ?? ""}`.replace(/ +/g, " ").trim();
+  const a = shape(foreign.json).sort().join(", ");
+  const b = shape(missing.json).sort().join(", ");
+  if (a !== b) return `body fields [${a}] vs [${b}]`;
+  const ma = masked(foreign.json?.error?.message, ids);
+  const mb = masked(missing.json?.error?.message, ids);
+  if (ma !== mb) return `${JSON.stringify(foreign.json?.error?.message)} vs ${JSON.stringify(missing.json?.error?.message)}`;
+  return undefined;
+}
+
 /** The answer for another account's object is the answer for an object that does not exist. */
 export function likeMissing(c: Ctx, rule: string, foreign: Exchange, missing: Exchange, ids: string[], what: string): void {
   const fc = errorCodeOf(foreign.json);
@@ -35,8 +60,8 @@ export function likeMissing(c: Ctx, rule: string, foreign: Exchange, missing: Ex
     c.fail(rule, `${what}: another account's object answered ${foreign.status} ${fc ?? ""}, not 404 not_found`, foreign);
     return;
   }
-  const same = foreign.status === missing.status && fc === errorCodeOf(missing.json) && masked(foreign.json?.error?.message, ids) === masked(missing.json?.error?.message, ids);
-  c.expect(same, rule, `${what}: another account's object answers differently from a missing one (${JSON.stringify(foreign.json?.error?.message)} vs ${JSON.stringify(missing.json?.error?.message)})`, foreign);
+  const differs = sameAnswer(foreign, missing, ids);
+  c.expect(differs === undefined, rule, `${what}: another account's object answers differently from a missing one (${differs})`, foreign);
 }
 
 export const batch: Check = {

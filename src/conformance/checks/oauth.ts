@@ -14,7 +14,7 @@
 // - `oauthToken` (read-only, `--oauth-token`): what a given access token may do on /v1.
 import { createHash, randomBytes } from "node:crypto";
 import { operationById, scopes as vocabulary, validatorAt } from "../../contract/index.ts";
-import { errorCodeOf } from "../classify.ts";
+import { errorCodeOf, oauthFormRule } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
 import type { Exchange, RequestSpec } from "../http.ts";
 import { SUITE_REDIRECT_URI } from "../options.ts";
@@ -42,7 +42,8 @@ async function oauthPost(c: Ctx, path: "/oauth/token" | "/oauth/revoke", fields:
 function oauthError(c: Ctx, ex: Exchange, error: string, rule: string, what: string): boolean {
   const got = typeof ex.json?.error === "string" ? ex.json.error : undefined;
   if (!c.expect(ex.status === OAUTH_STATUS[error] && got === error, rule, `${what}: expected ${OAUTH_STATUS[error]} ${error} in the OAuth form, got ${ex.status} ${got ?? ex.text.slice(0, 80)}`, ex)) return false;
-  return c.expect(typeof ex.json?.error_description === "string" && ex.json.error_description.length > 0, rule, `${what}: the OAuth error ${error} has no error_description`, ex);
+  // The form itself (an error_description beside the error) is the rule of the route's OAuth form.
+  return c.expect(typeof ex.json?.error_description === "string" && ex.json.error_description.length > 0, oauthFormRule(ex.operation?.operationId) ?? rule, `${what}: the OAuth error ${error} has no error_description`, ex);
 }
 
 function register(c: Ctx, metadata: Record<string, unknown>, rule: string): Promise<Exchange> {
@@ -228,8 +229,8 @@ class Flow {
   }
 
   /** An authorization the server consents to at once: the code, or undefined (and a failure). */
-  async code(rule: string, changes: Record<string, string | undefined> = {}, failRule = "OAUTH-10"): Promise<Authorized & { code?: string }> {
-    const a = await authorize(this.c, this.client, FLOW_SCOPE, rule, changes);
+  async code(rule: string, changes: Record<string, string | undefined> = {}, failRule = "OAUTH-10", scope = FLOW_SCOPE): Promise<Authorized & { code?: string }> {
+    const a = await authorize(this.c, this.client, scope, rule, changes);
     const code = a.back?.code;
     if (!code) this.c.fail(failRule, `with auto-consent declared, an authorization request answered ${a.ex.status}${a.ex.headers.get("location") ? ` to ${a.ex.headers.get("location")}` : ""}, not a 303 to the redirect address with a code`, a.ex);
     return { ...a, code };
@@ -424,6 +425,24 @@ class Flow {
     const again = await this.token({ grant_type: "authorization_code", code: b.code, redirect_uri: this.client.redirectUri, code_verifier: b.verifier }, "OAUTH-16");
     oauthError(c, again, "invalid_grant", "OAUTH-16", "a code exchanged a second time");
   }
+}
+
+/**
+ * An access token of `scope` alone, from a new consent of the suite's OAuth client (with
+ * auto-consent declared and writes allowed), and how to revoke it; undefined when the run
+ * cannot have one.
+ */
+export async function scopedToken(c: Ctx, scope: string): Promise<{ token: string; label: string; revoke(): Promise<void> } | undefined> {
+  const o = c.r.o.oauth;
+  const client = o?.clientId && o.redirectUri ? { clientId: o.clientId, redirectUri: o.redirectUri, registered: false } : c.shared.oauthClient;
+  if (!o?.autoConsent || !c.r.writes || !client) return undefined;
+  const flow = new Flow(c, client);
+  const t = await flow.exchange(await flow.code("OAUTH-10", {}, "OAUTH-10", scope), "OAUTH-12");
+  if (!t) {
+    await flow.cleanup();
+    return undefined;
+  }
+  return { token: t.access, label: t.label, revoke: () => flow.cleanup() };
 }
 
 /** The stream opened with a token that was then revoked ends with `terminated`, and a reconnect gets the same refusal. */

@@ -95,12 +95,12 @@ export function operationSeed(seed: number, operationId: string): number {
   return h | 0;
 }
 
-function fieldOfParam(p: Param): Field {
+export function fieldOfParam(p: Param): Field {
   return { path: [p.name], raw: p.raw, view: view(p.raw), required: p.required };
 }
 
 /** A query value as text (what a URL can carry). */
-function queryText(v: Json): string {
+export function queryText(v: Json): string {
   return typeof v === "string" ? v : JSON.stringify(v);
 }
 
@@ -348,7 +348,10 @@ export function casesFor(plan: Plan, known: Known, n: number, seed: number): Cas
   const invalidTarget = sysInvalid.length > 0 ? Math.floor(n / 2) : 0;
   const validTarget = n - invalidTarget;
   const take = (pool: Case[], extra: (k: number) => Case[], target: number, salt: number): Case[] => {
-    let out = distinct(spread(pool, seed + salt)).slice(0, target);
+    // The faults of the body as a whole (a handful per operation) come first: a server
+    // that reads any body as JSON is met by the fewest cases.
+    const whole = pool.filter((c) => c.bodyFault !== undefined || c.fault?.kind === "not_an_object");
+    let out = distinct([...whole, ...spread(pool.filter((c) => !whole.includes(c)), seed + salt)]).slice(0, target);
     for (let round = 0; out.length < target && round < 4; round++) {
       out = distinct([...out, ...extra((target - out.length) * 2 + 4)]).slice(0, target);
     }

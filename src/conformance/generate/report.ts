@@ -13,10 +13,22 @@ export interface OperationRun {
   requests: number;
 }
 
+/** One stateful sequence of a generated run (links walked, objects deleted, other credentials). */
+export interface SequenceRun {
+  name: string;
+  requests: number;
+  /** Failures it recorded. */
+  findings: number;
+  /** Why it (or a part of it) did not run. */
+  skipped?: string;
+}
+
 export interface GeneratedReport {
   seed: number;
   perOperation: number;
   operations: OperationRun[];
   /** Operations not generated in this run, and why. */
   skipped: { operationId: string; reason: string }[];
+  /** The stateful sequences walked after the generated cases. */
+  sequences: SequenceRun[];
 }

@@ -1,15 +1,30 @@
-// Deliberately broken servers: the simulator behind a proxy that breaks exactly one seed
-// rule each. Used by broken-servers.test.ts.
+// Deliberately broken servers: the simulator behind a proxy with one injected contract
+// bug each, naming the seed rule it breaks. Used by the broken-server tests and by
+// bench/conformance.ts (which runs the suite against every one, without and with
+// generated inputs).
 import { randomUUID } from "node:crypto";
+import { schemaValidator, toDetails } from "../../../src/contract/index.ts";
 import type { RunningSimulator } from "../../../src/simulator/index.ts";
-import { editJson, pathOnly, type ProxiedRequest, type Rewrite } from "./proxy.ts";
+import { clampsKnowledgeLimit, crashesOnUnknownField, jsonBody, ignoresContentType, missingRoutes, neverLocalised, stackTraces } from "./faults.ts";
+import { bodyRewrite, editJson, framesKept, pathOnly, queryRewrite, statusRewrite, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 
 export interface Double {
   /** The rule the double breaks. */
   rule: string;
-  /** Other rules of the seed that state the same thing, so the double breaks them too. */
+  /** Other rules of the seed that state the same thing (or that the one bug breaks too). */
   also?: string[];
   title: string;
+  /** The area of the seed it breaks (the benchmark's grouping). */
+  area: string;
+  /**
+   * Which run finds it: the default one, or only a run with generated inputs (`--generate`,
+   * its stateful walk included).
+   */
+  found: "default" | "generate";
+  /** The operations whose generated inputs (or sequences) meet it: what a quick run generates for. */
+  operations?: string[];
+  /** Rules whose checks a quick run (`--only`) needs besides the broken ones (they make what the check probes). */
+  with?: string[];
   make(sim: RunningSimulator): Rewrite;
 }
 
@@ -18,9 +33,50 @@ function callerAccount(sim: RunningSimulator, req: ProxiedRequest): string | und
   return m ? sim.hub.state.keys.get(m[1]!)?.account_id : undefined;
 }
 
+
+function callerKey(sim: RunningSimulator, req: ProxiedRequest) {
+  const m = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ""));
+  return m ? sim.hub.state.keys.get(m[1]!) : undefined;
+}
+
+
+/**
+ * A submit whose Idempotency-Key, given again with the same body (a replay) or with
+ * another body (a conflict), reaches the simulator as a new key: a new generation.
+ */
+function rekeyed(when: "same body" | "another body"): Rewrite {
+  const firstBody = new Map<string, string>();
+  return {
+    request(req) {
+      const key = req.headers["idempotency-key"];
+      if (req.method !== "POST" || pathOnly(req) !== "/v1/generations" || typeof key !== "string") return req;
+      const text = req.body.toString("utf8");
+      if (!firstBody.has(key)) firstBody.set(key, text);
+      else if ((firstBody.get(key) === text) === (when === "same body")) return { ...req, headers: { ...req.headers, "idempotency-key": `${key}-${randomUUID()}` } };
+      return req;
+    },
+  };
+}
+
+/** `METHOD /v1/generations/{id}` of another account's generation answered 403 (it exists) where a missing one answers 404. */
+function leaksAs403(sim: RunningSimulator, method: string): Rewrite {
+  return {
+    answer(req, a) {
+      const m = /^\/v1\/generations\/([^/]+)$/.exec(pathOnly(req));
+      if (req.method !== method || !m || a.status !== 404) return a;
+      const gen = sim.hub.state.generations.get(decodeURIComponent(m[1]!));
+      if (!gen || gen.account_id === callerAccount(sim, req)) return a;
+      return editJson({ ...a, status: 403 }, (body) => ({ error: { ...body.error, code: "insufficient_scope", message: "This generation belongs to another account.", user_message: "This generation belongs to another account." } }));
+    },
+  };
+}
+
 export const DOUBLES: Double[] = [
   {
     rule: "SUB-1",
+    area: "idempotency",
+    found: "default",
+    with: ["PRICE-1"],
     title: "answers 201 to a new submit (replays still 202)",
     make() {
       const seen = new Set<string>();
@@ -37,22 +93,22 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "PAGE-3",
+    area: "paging",
+    found: "default",
     title: "clamps limit into 1..100 instead of refusing it",
-    make() {
-      return {
-        request(req) {
-          if (req.method !== "GET" || pathOnly(req) !== "/v1/generations") return req;
-          const url = new URL(req.path, "http://x");
-          const limit = url.searchParams.get("limit");
-          if (limit === null) return req;
-          url.searchParams.set("limit", String(Math.min(100, Math.max(1, Number(limit) || 1))));
-          return { ...req, path: url.pathname + url.search };
-        },
-      };
-    },
+    make: () =>
+      queryRewrite("GET", /^\/v1\/generations$/, (q) => {
+        const limit = q.get("limit");
+        if (limit === null) return false;
+        q.set("limit", String(Math.min(100, Math.max(1, Number(limit) || 1))));
+        return true;
+      }),
   },
   {
     rule: "ENV-4",
+    area: "envelope",
+    found: "default",
+    with: ["PAGE-3"],
     title: "drops request_id from the error envelope",
     make() {
       return {
@@ -68,6 +124,8 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "EP-2",
+    area: "headers",
+    found: "default",
     title: "answers its own X-Request-Id instead of the caller's",
     make() {
       let n = 0;
@@ -80,6 +138,9 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "EVT-9",
+    area: "events",
+    found: "default",
+    with: ["PRICE-1"],
     title: "repeats the Last-Event-ID's own event after a resume",
     make() {
       const byId = new Map<string, string>();
@@ -98,39 +159,22 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "GEN-9",
+    area: "auth ladder",
+    found: "default",
     title: "answers 403 for another account's generation (a leak: it exists)",
-    make(sim) {
-      return {
-        answer(req, a) {
-          const m = /^\/v1\/generations\/([^/]+)$/.exec(pathOnly(req));
-          if (req.method !== "GET" || !m || a.status !== 404) return a;
-          const gen = sim.hub.state.generations.get(decodeURIComponent(m[1]!));
-          if (!gen || gen.account_id === callerAccount(sim, req)) return a;
-          return editJson({ ...a, status: 403 }, (body) => ({ error: { ...body.error, code: "insufficient_scope", message: "This generation belongs to another account.", user_message: "This generation belongs to another account." } }));
-        },
-      };
-    },
+    make: (sim) => leaksAs403(sim, "GET"),
   },
   {
     rule: "BATCH-1",
+    area: "paging",
+    found: "default",
     title: "trims a batch of 51 ids to 50 instead of refusing it",
-    make() {
-      return {
-        request(req) {
-          if (req.method !== "POST" || pathOnly(req) !== "/v1/generations/status") return req;
-          try {
-            const body = JSON.parse(req.body.toString("utf8"));
-            if (Array.isArray(body.ids) && body.ids.length > 50) body.ids = body.ids.slice(0, 50);
-            return { ...req, body: Buffer.from(JSON.stringify(body)) };
-          } catch {
-            return req;
-          }
-        },
-      };
-    },
+    make: () => bodyRewrite("POST", "/v1/generations/status", (body) => (Array.isArray(body?.ids) && body.ids.length > 50 ? { ...body, ids: body.ids.slice(0, 50) } : undefined)),
   },
   {
     rule: "CAT-4",
+    area: "headers",
+    found: "default",
     title: "ignores If-None-Match on the model catalog",
     make() {
       return {
@@ -145,6 +189,8 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "LIM-2",
+    area: "headers",
+    found: "default",
     title: "adds the legacy X-RateLimit-* headers beside the structured pair",
     make() {
       return {
@@ -158,6 +204,8 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "UPL-7",
+    area: "uploads",
+    found: "default",
     also: ["ST-7"],
     title: "a storage that accepts a second PUT to a signed url",
     make() {
@@ -171,6 +219,8 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "UPL-8",
+    area: "uploads",
+    found: "default",
     title: "answers a second proxy completion of a ticket with the first completion's 200",
     make() {
       const completed = new Map<string, string>();
@@ -187,6 +237,9 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "LIB-5",
+    area: "library",
+    found: "default",
+    with: ["UPL-1"],
     title: "deletes a folder's contents with the folder",
     make(sim) {
       return {
@@ -203,6 +256,8 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "SUP-3",
+    area: "support",
+    found: "default",
     title: "creates a second support message on a replay of the same client_msg_id",
     make() {
       const first = new Map<string, string>();
@@ -233,6 +288,8 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "OAUTH-17",
+    area: "oauth",
+    found: "default",
     title: "answers 400 to the revocation of a token it does not know",
     make(sim) {
       return {
@@ -248,6 +305,8 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "OAUTH-3",
+    area: "oauth",
+    found: "default",
     title: "issues a client_secret with every registration",
     make() {
       return {
@@ -260,6 +319,8 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "AUTH-3",
+    area: "auth ladder",
+    found: "default",
     title: "takes mutating session-cookie requests from any Origin, or none",
     make(sim) {
       return {
@@ -273,6 +334,8 @@ export const DOUBLES: Double[] = [
   },
   {
     rule: "LIM-3",
+    area: "headers",
+    found: "default",
     title: "does not count requests down in RateLimit",
     make() {
       return {
@@ -282,5 +345,341 @@ export const DOUBLES: Double[] = [
         },
       };
     },
+  },
+  // ---- Headers -------------------------------------------------------------------------
+  {
+    rule: "W-13",
+    area: "headers",
+    found: "default",
+    title: "marks /v1 reads Cache-Control: public, max-age=60",
+    make() {
+      return {
+        answer(req, a) {
+          if (req.method !== "GET" || !pathOnly(req).startsWith("/v1/") || pathOnly(req) === "/v1/models" || a.status >= 300) return a;
+          return { ...a, headers: { ...a.headers, "cache-control": "public, max-age=60" } };
+        },
+      };
+    },
+  },
+  {
+    rule: "EP-3",
+    area: "headers",
+    found: "default",
+    title: "sends RateLimit without RateLimit-Policy",
+    make() {
+      return {
+        answer(_req, a) {
+          const { "ratelimit-policy": _gone, ...headers } = a.headers;
+          return { ...a, headers };
+        },
+      };
+    },
+  },
+  // ---- Paging --------------------------------------------------------------------------
+  {
+    rule: "PAGE-4",
+    also: ["PAGE-1"],
+    area: "paging",
+    found: "default",
+    title: "overlapping pages: a cursor's page starts with the previous page's last record",
+    make() {
+      const lastBefore = new Map<string, unknown>();
+      return {
+        answer(req, a) {
+          if (req.method !== "GET" || a.status !== 200 || !/^\/v1\/(generations|billing\/transactions|library\/assets)$/.test(pathOnly(req))) return a;
+          const cursor = new URL(req.path, "http://x").searchParams.get("cursor");
+          return editJson(a, (body) => {
+            if (!Array.isArray(body?.data)) return body;
+            const prev = cursor ? lastBefore.get(cursor) : undefined;
+            if (typeof body.next_cursor === "string" && body.data.length > 0) lastBefore.set(body.next_cursor, body.data.at(-1));
+            if (prev !== undefined && body.data.length > 0) body.data = [prev, ...body.data.slice(0, -1)];
+            return body;
+          });
+        },
+      };
+    },
+  },
+  {
+    rule: "PAGE-2",
+    also: ["PAGE-4"],
+    area: "paging",
+    found: "default",
+    title: "ignores cursor: every page is the first",
+    make: () => queryRewrite("GET", /^\/v1\/(generations|billing\/transactions|library\/assets)$/, (q) => q.has("cursor") && (q.delete("cursor"), true)),
+  },
+  {
+    rule: "PAGE-3",
+    area: "paging",
+    found: "default",
+    title: "answers a repeated limit by its first value (limit=1&limit=100 serves 1)",
+    make: () =>
+      queryRewrite("GET", /^\/v1\//, (q) => {
+        const all = q.getAll("limit");
+        if (all.length < 2) return false;
+        q.set("limit", all[0]!);
+        return true;
+      }),
+  },
+  // ---- Idempotency ---------------------------------------------------------------------
+  {
+    rule: "SUB-2",
+    area: "idempotency",
+    found: "default",
+    with: ["PRICE-1"],
+    title: "a replay of the same key and body creates a second generation",
+    make: () => rekeyed("same body"),
+  },
+  {
+    rule: "SUB-3",
+    area: "idempotency",
+    found: "default",
+    with: ["PRICE-1"],
+    title: "the same key with another body is taken as a new submit (no conflict)",
+    make: () => rekeyed("another body"),
+  },
+  // ---- Events --------------------------------------------------------------------------
+  {
+    rule: "EVT-11",
+    also: ["ST-1"],
+    area: "events",
+    found: "default",
+    with: ["PRICE-1"],
+    title: "leaves the creation of a generation out of the event stream",
+    make() {
+      const seen = new Set<string>();
+      return framesKept((frame) => {
+        const id = /^event: generation\.status_changed$/m.test(frame) ? /"id":"([^"]+)"/.exec(frame)?.[1] : undefined;
+        if (!id || seen.has(id)) return true;
+        seen.add(id);
+        return false;
+      });
+    },
+  },
+  {
+    rule: "EVT-6",
+    area: "events",
+    found: "default",
+    title: "sends no reset frame when Last-Event-ID cannot be resumed",
+    make: () => framesKept((frame) => !/^event: reset$/m.test(frame)),
+  },
+  // ---- The auth ladder -----------------------------------------------------------------
+  {
+    rule: "AUTH-7",
+    also: ["AUTH-6"],
+    area: "auth ladder",
+    found: "default",
+    title: "checks a submit's body before the scope rung (a key without generations:write gets 400)",
+    make() {
+      return {
+        answer(req, a) {
+          if (req.method !== "POST" || pathOnly(req) !== "/v1/generations" || a.status !== 403 || !a.body.includes("insufficient_scope")) return a;
+          const body = jsonBody(req);
+          if (body && typeof body.type === "string") return a;
+          return editJson({ ...a, status: 400 }, (b) => ({ error: { ...b.error, code: "invalid_request", message: "Parameters not valid; see `details`.", user_message: "Parameters not valid; see `details`.", details: [{ field: "type", reason: "required", message: "type is required" }] } }));
+        },
+      };
+    },
+  },
+  {
+    rule: "AUTH-1",
+    area: "auth ladder",
+    found: "default",
+    title: "authenticates with the first of two Authorization headers",
+    make() {
+      return {
+        request(req) {
+          const lines: string[] = [];
+          for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === "authorization") lines.push(req.rawHeaders[i + 1]!);
+          if (lines.length < 2) return req;
+          // Only the first line goes on.
+          const raw: string[] = [];
+          for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() !== "authorization" || req.rawHeaders[i + 1] === lines[0]) raw.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+          return { ...req, headers: { ...req.headers, authorization: lines[0]! }, rawHeaders: raw };
+        },
+      };
+    },
+  },
+  {
+    rule: "AUTH-6",
+    area: "stateful",
+    found: "generate",
+    operations: ["deleteLibraryFolder"],
+    title: "ignores library:write: a key without it may change and delete folders",
+    make(sim) {
+      return {
+        request(req) {
+          const key = callerKey(sim, req);
+          if (req.method === "GET" || !pathOnly(req).startsWith("/v1/library/") || !key || key.scopes.includes("library:write")) return req;
+          return { ...req, headers: { ...req.headers, authorization: "Bearer ghk_demo_full" } };
+        },
+      };
+    },
+  },
+  // ---- Uploads, library, support, OAuth ---------------------------------------------------
+  {
+    rule: "UPL-6",
+    area: "uploads",
+    found: "default",
+    title: "answers 201 to an upload ticket",
+    make: () => statusRewrite("POST", "/v1/uploads", 200, 201),
+  },
+  {
+    rule: "LIB-3",
+    area: "library",
+    found: "default",
+    title: "answers a folder name that exists with 201 instead of 409 folder_name_taken",
+    make() {
+      return {
+        answer(req, a) {
+          if (req.method !== "POST" || pathOnly(req) !== "/v1/library/folders" || a.status !== 409 || !a.body.includes("folder_name_taken")) return a;
+          return { ...a, status: 201, body: "{}" };
+        },
+      };
+    },
+  },
+  {
+    rule: "SUP-1",
+    area: "support",
+    found: "default",
+    title: "trims the text of a support message",
+    make: () => bodyRewrite("POST", "/v1/support/messages", (body) => (typeof body?.text === "string" ? { ...body, text: body.text.trim().replace(/\s+/g, " ") } : undefined)),
+  },
+  {
+    rule: "OAUTH-16",
+    area: "oauth",
+    found: "default",
+    title: "token errors come without error_description",
+    make() {
+      return {
+        answer(req, a) {
+          if (req.method !== "POST" || pathOnly(req) !== "/oauth/token" || a.status < 400) return a;
+          return editJson(a, (body) => {
+            if (body && typeof body === "object") delete body.error_description;
+            return body;
+          });
+        },
+      };
+    },
+  },
+  // ---- The envelope ----------------------------------------------------------------------
+  {
+    rule: "ENV-6",
+    area: "envelope",
+    found: "default",
+    title: "adds error.stack with a stack trace to every error",
+    make: () => stackTraces("stack"),
+  },
+  {
+    rule: "ENV-3",
+    area: "envelope",
+    found: "default",
+    title: "English only: user_message never Russian under Accept-Language: ru",
+    make: () => neverLocalised(),
+  },
+  {
+    rule: "EP-4",
+    also: ["EP-1", "EP-2", "W-13", "W-5", "BILL-2", "BILL-3", "W-7", "SUBS-2"],
+    area: "envelope",
+    found: "default",
+    title: "GET /v1/billing/subscription never mounted: express's HTML 404",
+    make: () => missingRoutes(["GET /v1/billing/subscription"]),
+  },
+  // ---- Generated-input bugs -----------------------------------------------------------------
+  {
+    rule: "PAGE-3",
+    area: "generated inputs",
+    found: "generate",
+    operations: ["searchKnowledge"],
+    title: "a bound not enforced: the knowledge search clamps limit into 1..100",
+    make: () => clampsKnowledgeLimit(),
+  },
+  {
+    rule: "PRICE-7",
+    area: "generated inputs",
+    found: "default",
+    operations: ["estimatePrice"],
+    title: "the price estimate crashes (500) on a field its variant does not have",
+    make: () => crashesOnUnknownField(),
+  },
+  {
+    rule: "PRICE-7",
+    area: "generated inputs",
+    found: "generate",
+    operations: ["estimatePrice"],
+    title: "the price estimate answers 2xx to a JSON body sent as text/plain",
+    make: () => ignoresContentType(),
+  },
+  {
+    rule: "BATCH-1",
+    area: "generated inputs",
+    found: "generate",
+    operations: ["readGenerationStatuses"],
+    title: "the batch status read answers 500 to an id of the wrong type",
+    make() {
+      const valid = schemaValidator("GenerationStatusRequest");
+      return {
+        answer(req, a) {
+          const body = req.method === "POST" && pathOnly(req) === "/v1/generations/status" ? jsonBody(req) : undefined;
+          if (body === undefined || valid(body) || !toDetails(valid.errors).some((d) => d.reason === "wrong_type")) return a;
+          return editJson({ ...a, status: 500 }, (b) => ({ error: { code: "internal_error", message: "Unexpected server error.", user_message: "Unexpected server error.", request_id: b?.error?.request_id } }));
+        },
+      };
+    },
+  },
+  {
+    rule: "LIB-3",
+    area: "generated inputs",
+    found: "generate",
+    operations: ["createLibraryFolder"],
+    title: "a folder create takes an unknown field (drops it instead of refusing it)",
+    make: () => bodyRewrite("POST", "/v1/library/folders", (body) => (body && typeof body === "object" && !Array.isArray(body) ? ("name" in body ? { name: body.name } : {}) : undefined)),
+  },
+  // ---- Stateful bugs ---------------------------------------------------------------------
+  {
+    rule: "LIB-5",
+    area: "stateful",
+    found: "generate",
+    operations: ["createLibraryFolder"],
+    title: "a deleted folder still takes changes (PATCH and DELETE answer 2xx)",
+    make() {
+      const deleted = new Set<string>();
+      return {
+        answer(req, a) {
+          const m = /^\/v1\/library\/folders\/([^/]+)$/.exec(pathOnly(req));
+          if (!m || (req.method !== "PATCH" && req.method !== "DELETE")) return a;
+          if (deleted.has(m[1]!) && a.status === 404) return { ...a, status: 200, body: "{}" };
+          if (req.method === "DELETE" && a.status < 300) deleted.add(m[1]!);
+          return a;
+        },
+      };
+    },
+  },
+  {
+    rule: "REP-3",
+    area: "stateful",
+    found: "generate",
+    operations: ["submitGeneration"],
+    title: "a generation revoked by a moderation report still takes title changes",
+    make() {
+      const revoked = new Set<string>();
+      return {
+        answer(req, a) {
+          const title = /^\/v1\/generations\/([^/]+)$/.exec(pathOnly(req));
+          if (title && req.method === "PATCH" && revoked.has(title[1]!) && a.status === 404) return { ...a, status: 200, body: "{}" };
+          const report = /^\/v1\/generations\/([^/]+)\/report$/.exec(pathOnly(req));
+          if (report && req.method === "POST" && a.status === 201 && jsonBody(req)?.reason === "moderation") revoked.add(report[1]!);
+          return a;
+        },
+      };
+    },
+  },
+  {
+    rule: "W-8",
+    area: "stateful",
+    found: "generate",
+    operations: ["changeGenerationTitle"],
+    with: ["SUB-1", "PRICE-1"],
+    title: "another account's generation leaks on the title change (403, a missing one 404)",
+    make: (sim) => leaksAs403(sim, "PATCH"),
   },
 ];

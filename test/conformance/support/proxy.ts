@@ -8,6 +8,8 @@ export interface ProxiedRequest {
   /** Path with query. */
   path: string;
   headers: IncomingHttpHeaders;
+  /** The header lines as received (a header given twice is two lines here, one in `headers`). */
+  rawHeaders: string[];
   body: Buffer;
 }
 
@@ -45,6 +47,22 @@ function flat(headers: IncomingHttpHeaders): Record<string, string> {
   return out;
 }
 
+/**
+ * The headers to send upstream: a header the client sent twice (two Authorization lines)
+ * goes on as two lines, as a server would see it (Node keeps only the first of two
+ * Authorization headers in `headers`), unless the rewrite changed it.
+ */
+function upstreamHeaders(sent: IncomingHttpHeaders, r: ProxiedRequest): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = flat(r.headers);
+  const lines = new Map<string, string[]>();
+  for (let i = 0; i + 1 < r.rawHeaders.length; i += 2) {
+    const name = r.rawHeaders[i]!.toLowerCase();
+    lines.set(name, [...(lines.get(name) ?? []), r.rawHeaders[i + 1]!]);
+  }
+  for (const [name, values] of lines) if (values.length > 1 && !HOP.has(name) && r.headers[name] === sent[name]) out[name] = values;
+  return out;
+}
+
 export async function startProxy(upstream: string, initial: Rewrite = {}): Promise<RunningProxy> {
   const up = new URL(upstream);
   let rewrite = initial;
@@ -52,7 +70,7 @@ export async function startProxy(upstream: string, initial: Rewrite = {}): Promi
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      let r: ProxiedRequest = { method: req.method ?? "GET", path: req.url ?? "/", headers: req.headers, body: Buffer.concat(chunks) };
+      let r: ProxiedRequest = { method: req.method ?? "GET", path: req.url ?? "/", headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) };
       if (rewrite.request) r = rewrite.request(r);
       if (rewrite.hang?.(r)) return;
       const own = rewrite.intercept?.(r);
@@ -61,7 +79,7 @@ export async function startProxy(upstream: string, initial: Rewrite = {}): Promi
         res.end(own.body);
         return;
       }
-      const headers = flat(r.headers);
+      const headers = upstreamHeaders(req.headers, r);
       if (r.body.length > 0) headers["content-length"] = String(r.body.length);
       const out = httpRequest({ host: up.hostname, port: up.port, method: r.method, path: r.path, headers }, (upRes) => {
         const status = upRes.statusCode ?? 502;
@@ -130,4 +148,52 @@ export function editJson(answer: ProxiedAnswer, edit: (body: any) => any): Proxi
 
 export function pathOnly(req: ProxiedRequest): string {
   return req.path.split("?")[0]!;
+}
+
+// Builders of the rewrites most doubles are made of.
+
+/** Requests `METHOD path` (path as a pattern) whose query `edit` changes (it says whether it did). */
+export function queryRewrite(method: string, path: RegExp, edit: (query: URLSearchParams) => boolean): Rewrite {
+  return {
+    request(req) {
+      if (req.method !== method || !path.test(pathOnly(req))) return req;
+      const url = new URL(req.path, "http://x");
+      return edit(url.searchParams) ? { ...req, path: url.pathname + url.search } : req;
+    },
+  };
+}
+
+/** Requests `METHOD path` whose JSON body `edit` replaces (undefined: the request as it is). */
+export function bodyRewrite(method: string, path: string, edit: (body: any, req: ProxiedRequest) => unknown): Rewrite {
+  return {
+    request(req) {
+      if (req.method !== method || pathOnly(req) !== path) return req;
+      let body: unknown;
+      try {
+        body = JSON.parse(req.body.toString("utf8"));
+      } catch {
+        return req;
+      }
+      const next = edit(body, req);
+      return next === undefined ? req : { ...req, body: Buffer.from(JSON.stringify(next)) };
+    },
+  };
+}
+
+/** An event stream that keeps only the frames `keep` accepts. */
+export function framesKept(keep: (frame: string) => boolean): Rewrite {
+  return {
+    stream(_req, chunk) {
+      return chunk.split("\n\n").filter(keep).join("\n\n");
+    },
+  };
+}
+
+/** Answers to `METHOD path` with status `from` answered `to` instead (their headers and body kept). */
+export function statusRewrite(method: string, path: string, from: number, to: number): Rewrite {
+  return {
+    answer(req, a) {
+      return req.method === method && pathOnly(req) === path && a.status === from ? { ...a, status: to } : a;
+    },
+  };
 }

@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { runConformance, SUITE_REDIRECT_URI, type ConformanceOptions, type Report } from "../../../src/conformance/index.ts";
 import type { RunExtras } from "../../../src/conformance/runner.ts";
+import { simulatorScopedKeys } from "../../../src/conformance/simulator-keys.ts";
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from "../../../src/simulator/index.ts";
 
 export async function startSim(options: SimulatorOptions = {}): Promise<RunningSimulator> {
@@ -62,12 +63,13 @@ export async function simulatorClientDocument(sim: RunningSimulator, url = DOCUM
 
 /**
  * Runs the whole suite (writes and spending allowed, a site session, OAuth auto-consent
- * declared) against `baseUrl`, moving `sim`'s clock.
+ * declared, two keys with fewer scopes) against `baseUrl`, moving `sim`'s clock.
  */
 export async function runFull(sim: RunningSimulator, baseUrl: string = sim.url, extra: Partial<ConformanceOptions> = {}, extras: RunExtras = {}): Promise<Report> {
   const session = await simulatorSession(sim);
   await simulatorAutoConsent(sim);
   const clientDocument = await simulatorClientDocument(sim);
+  const scopedKeys = await simulatorScopedKeys(sim.url);
   return runConformance({
     session,
     oauth: { autoConsent: true, clientDocument },
@@ -75,6 +77,7 @@ export async function runFull(sim: RunningSimulator, baseUrl: string = sim.url, 
     apiKey: "ghk_demo_full",
     otherApiKey: "ghk_demo_other",
     keys: DEMO_KEYS,
+    scopedKeys,
     allowWrites: true,
     allowSpend: true,
     settleSeconds: 120,
