@@ -37,7 +37,10 @@ export interface GuideSource {
  * Documents of the project that the site also carries when they exist, after the guides
  * (owned elsewhere: their links to files of the repository are shown as paths).
  */
-export const PROJECT_DOCS = [{ slug: "simulator", path: "docs/simulator.md" }] as const;
+export const PROJECT_DOCS = [
+  { slug: "simulator", path: "docs/simulator.md" },
+  { slug: "conformance", path: "docs/conformance.md" },
+] as const;
 
 export function readProjectDocs(root: string): GuideSource[] {
   return PROJECT_DOCS.filter((d) => existsSync(join(root, d.path))).map((d) => ({

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { bound, deref, encodePointer, operationById, operations, schema, schemaValidator, streamLimits, validateChosen, validatorAt, type JsonObject, type Operation } from "../../src/contract/index.ts";
 import { contract, errorCodesOf, isErrorStatus, isV1, responsesOf } from "../support/contract.ts";
-import { backticked, section, seedText, tableAfter } from "../support/seed.ts";
+import { section, seedText, tableAfter } from "../support/seed.ts";
 
 const headersOf = (r: JsonObject) => Object.fromEntries(Object.entries((r.headers as JsonObject) ?? {}).map(([k, v]) => [k, deref<JsonObject>(v)]));
 const bodySchemaName = (r: JsonObject, type = "application/json"): string =>

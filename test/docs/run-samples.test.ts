@@ -136,6 +136,13 @@ console.log(await changeGenerationTitle(process.env.GENERATION_ID, {}));`,
 console.log(await changeLibraryAssetTitle(process.env.ASSET_ID, {}));`,
   },
   {
+    sample: "docs/conformance.md#runConformance",
+    // The suite holds a server to real time (a rate window's reset counts down in seconds
+    // as they pass), so the simulator here keeps real time instead of 100x.
+    needs: "a simulator whose clock keeps real time, as a deployed server's does",
+    simulator: { clockSpeed: 1 },
+  },
+  {
     sample: "docs/simulator.md#uploadImage",
     needs: "a page on the simulator's origin (as through the dev server's proxy) calling the function it exports with a PNG file and the demo key",
     page: true,

@@ -4,8 +4,10 @@
 // a page. A run that does not end within its time is killed and reported as a hang.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
 import type { BrowserContext } from "playwright-core";
 import { at } from "../../scripts/lib/paths.ts";
@@ -15,6 +17,9 @@ const PACKAGE_ENTRIES: Record<string, string> = {
   "@generation-hub/api": at("src/client/index.ts"),
   "@generation-hub/api/oauth": at("src/client/oauth/index.ts"),
   "@generation-hub/devtools": at("src/devtools.ts"),
+  "@generation-hub/devtools/simulator": at("src/simulator/index.ts"),
+  "@generation-hub/devtools/conformance": at("src/conformance/index.ts"),
+  "@generation-hub/devtools/msw": at("src/simulator/msw/index.ts"),
 };
 
 /** The module a driver imports to reach the sample (`import { f } from "sample:entry"`). */
@@ -33,7 +38,17 @@ export async function bundleSample(sample: Bundled, platform: "node" | "browser"
   const resolver: Plugin = {
     name: "samples",
     setup(b) {
-      b.onResolve({ filter: /^@generation-hub\/(api(\/oauth)?|devtools)$/ }, (a) => ({ path: PACKAGE_ENTRIES[a.path]! }));
+      b.onResolve({ filter: /^@generation-hub\/(api(\/oauth)?|devtools(\/(simulator|conformance|msw))?)$/ }, (a) => ({ path: PACKAGE_ENTRIES[a.path]! }));
+      // The sources read files beside them (the conformance suite its rule registry): in a
+      // bundle each keeps its own address, as it has in the installed package.
+      if (platform === "node") {
+        b.onLoad({ filter: /\.ts$/ }, async (a) => {
+          if (!a.path.startsWith(at("src"))) return undefined;
+          const text = await readFile(a.path, "utf8");
+          if (!text.includes("import.meta.url")) return undefined;
+          return { contents: text.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(a.path).href)), loader: "ts" };
+        });
+      }
       b.onResolve({ filter: /^sample:entry$/ }, () => ({ path: "entry", namespace: "sample" }));
       b.onLoad({ filter: /.*/, namespace: "sample" }, () => ({ contents: sample.source, loader: "ts", resolveDir: sample.resolveDir }));
     },

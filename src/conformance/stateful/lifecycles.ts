@@ -204,7 +204,6 @@ export async function folderLife(w: Walk): Promise<void> {
 
 /** The reads the lists link to: the newest generation and its batch read, the library asset's content (and its move, with writes). */
 export async function readLinks(w: Walk): Promise<void> {
-  const { c } = w;
   if (!selected(w, "listGenerations") && !selected(w, "listLibraryAssets")) return;
   const seq = sequence(w, "lists: the links of their items", selected(w, "listGenerations") ? "listGenerations" : "listLibraryAssets");
   w.runs.push(seq.run);
