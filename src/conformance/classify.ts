@@ -204,6 +204,14 @@ export function operationLabel(operation: Operation): string {
   return `${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`;
 }
 
+/**
+ * The server does not have the route: a 405, or a 404 where the contract names no object
+ * to miss (the operation declares no 404).
+ */
+export function isUnrouted(operation: Operation, status: number): boolean {
+  return status === 405 || (status === 404 && !(operation.op.responses as Record<string, unknown>)["404"]);
+}
+
 /** A route of the summary table the server does not serve (404 or 405 where no object is addressed). */
 export function notRouted(operation: Operation, answer: { status: number; json: unknown; headers: Headers }): string {
   const code = errorCodeOf(answer.json);

@@ -8,7 +8,7 @@ import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { parseList, Token, type Item } from "structured-headers";
 import { checkAnswer, errorCodes, matchOperation, responseFor, schemaValidator, statusOf, type JsonObject, type Operation } from "../contract/index.ts";
-import { bodyRuleOf, classify, envelopeRule, errorCodeOf, isCollection, notRouted, operationLabel, PAGED_OPS, RECORD_OPS } from "./classify.ts";
+import { bodyRuleOf, classify, envelopeRule, errorCodeOf, isCollection, isUnrouted, notRouted, operationLabel, PAGED_OPS, RECORD_OPS } from "./classify.ts";
 import type { ExchangeRecord, SentRequest } from "./exchange-record.ts";
 import type { Cited, Results } from "./results.ts";
 import { EventStream, type Frame, type StreamHooks } from "./sse.ts";
@@ -378,10 +378,14 @@ export class Target {
       seen.set(ex.status, (seen.get(ex.status) ?? 0) + 1);
       this.statusesSeen.set(ex.operation.operationId, seen);
       const violations = checkAnswer(ex.operation, { status: ex.status, headers: ex.headers, body: ex.text });
-      for (const v of violations) fail(classify(ex.operation, ex.status, v, ex.json, context), v.message);
-      // A 405, or a 404 where the contract names no object to miss (no 404 declared), means
-      // the server does not have the route.
-      if (ex.status === 405 || (ex.status === 404 && !(ex.operation.op.responses as JsonObject)["404"])) fail("EP-4", notRouted(ex.operation, ex));
+      const unrouted = isUnrouted(ex.operation, ex.status);
+      for (const v of violations) {
+        // A route the server lacks is reported once, as such (EP-4), not as an undeclared
+        // status of whichever rule's request met it.
+        if (unrouted && /^status \d+ is not declared/.test(v.message)) continue;
+        fail(classify(ex.operation, ex.status, v, ex.json, context), v.message);
+      }
+      if (unrouted) fail("EP-4", notRouted(ex.operation, ex));
       const op = ex.operation.operationId;
       if (ex.status < 300 && ex.json !== undefined) {
         const rule = bodyRuleOf(op);

@@ -144,6 +144,16 @@ describe("a finding of the walk carries the sequence that led to it", () => {
     expect(f.steps!.map((s) => s.step)).toEqual(["readWhoami with scoped-1 (it holds models:read)"]);
   });
 
+  it("AUTH-6 EP-4: a route the server lacks is reported as missing (EP-4), not as a scope it ignores", { timeout: 120_000 }, async () => {
+    const d = DOUBLES.find((x) => x.rule === "EP-4" && x.title.includes("never mounted"))!;
+    const report = await through(d.make, { only: ["AUTH-6", "EP-4"], generate: { perOperation: 3, seed: 1, operations: ["readBillingSubscription"] } });
+    // The HTML 404 also breaks the envelope's rules (EP-1, EP-2, W-5, W-13), as in the default run.
+    expect(failing(report), explain(report)).toContain("EP-4");
+    expect(failing(report), explain(report)).not.toContain("AUTH-6");
+    const notes = report.rows.find((r) => r.id === "AUTH-6")!.notes ?? [];
+    expect(notes.join("\n")).toMatch(/readBillingSubscription \(GET \/v1\/billing\/subscription\) needs [\w:]+; scoped-1 holds .*: not routed \(404\), see EP-4/);
+  });
+
   it("AUTH-6: an OAuth token refused without WWW-Authenticate naming the scope it lacks", { timeout: 120_000 }, async () => {
     const noScope = (): Rewrite => ({
       answer(_req, a) {

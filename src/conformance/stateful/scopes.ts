@@ -7,7 +7,7 @@
 // one that changes nothing even if it were served: reads with this account's ids, writes
 // with an empty body and ids nobody has.
 import { operations, type Operation } from "../../contract/index.ts";
-import { errorCodeOf, operationLabel } from "../classify.ts";
+import { errorCodeOf, isUnrouted, operationLabel } from "../classify.ts";
 import { concrete } from "../checks/basics.ts";
 import { fakeIds } from "../checks/generations.ts";
 import { scopedToken } from "../checks/oauth.ts";
@@ -96,6 +96,8 @@ async function send(route: Sequence, op: Operation, cred: Credential, w: Walk): 
 function judgeScope(route: Sequence, ex: Exchange, op: Operation, cred: Credential, held: string[]): void {
   const code = errorCodeOf(ex.json);
   const what = `${operationLabel(op)} needs ${op.scope}; ${cred.label} holds ${held.join(" ")}`;
+  // A route the server lacks serves nothing to anyone: EP-4 reports it, not the scope.
+  if (isUnrouted(op, ex.status)) return route.note("AUTH-6", `${what}: not routed (${ex.status}), see EP-4`);
   if (!route.expect(ex.status === 403 && code === "insufficient_scope", "AUTH-6", `${what}: answered ${ex.status}${code ? ` ${code}` : ""}${ex.status >= 200 && ex.status < 300 ? ", served without the scope" : ""}; expected 403 insufficient_scope`, ex)) return;
   if (!cred.oauth) return;
   const challenge = ex.headers.get("www-authenticate") ?? "";
