@@ -19,7 +19,7 @@ import { SessionStore } from "./domain/sessions.ts";
 import { controlMount, controlRoutes, mounts, operationHandlers } from "./handlers/index.ts";
 import type { Handler } from "./pipeline/context.ts";
 import { dispatch, refusalFor, type Mount, type Routes } from "./pipeline/dispatch.ts";
-import type { SimRequest, SimResponse } from "./pipeline/exchange.ts";
+import type { BodyAnswer, SimRequest, SimResponse } from "./pipeline/exchange.ts";
 import type { HubServices } from "./pipeline/services.ts";
 import type { HubBase } from "./state/base.ts";
 import { SimClock } from "./state/clock.ts";
@@ -37,7 +37,6 @@ import { DEFAULT_SCENARIO } from "./scenarios/index.ts";
 
 export type { AssetFile, AssetSource, HubOptions, RateLimitConfig, Timing } from "./state/options.ts";
 export type { Mount } from "./pipeline/dispatch.ts";
-export { DEFAULT_RATE_LIMITS } from "./state/options.ts";
 export type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
 export { ScenarioError, shippedNames } from "./state/scenario/read.ts";
 export { FaultError, type Fault, type FaultSpec } from "./state/faults.ts";
@@ -118,7 +117,7 @@ export class Hub implements HubBase, HubServices {
   }
 
   /** An envelope answer for a request refused before it reached the pipeline (an adapter's 413, say). */
-  refuse(req: SimRequest, code: string, message?: string, details?: Detail[]): SimResponse {
+  refuse(req: SimRequest, code: string, message?: string, details?: Detail[]): BodyAnswer {
     return refusalFor(this, req, refuse(code, { ...(message ? { message } : {}), ...(details ? { details } : {}) }));
   }
 

@@ -143,10 +143,3 @@ export function requestRateRefusal(w: WindowState): Refusal {
     retryAfterInBody: true,
   });
 }
-
-export function rateLimitHeaders(w: WindowState): Record<string, string> {
-  return {
-    ratelimit: `"${w.policy}";r=${w.remaining};t=${w.reset}`,
-    "ratelimit-policy": `"${w.policy}";q=${w.quota};w=${w.window}`,
-  };
-}

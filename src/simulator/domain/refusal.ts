@@ -20,7 +20,10 @@ export interface RefusalOptions {
   headers?: Record<string, string>;
 }
 
-/** Thrown or returned by handlers; the pipeline turns it into an envelope answer. */
+/**
+ * Returned by handlers (never thrown: anything thrown answers 500 `internal_error`); the
+ * pipeline turns it into an envelope answer.
+ */
 export class Refusal {
   readonly status: number;
   constructor(

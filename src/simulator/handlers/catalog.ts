@@ -44,7 +44,7 @@ const listModels: Handler = (ctx) => {
   const etag = `W/"${fnv(text)}${text.length.toString(36)}"`;
   const extra = { etag, "cache-control": REVALIDATE };
   if (matches(headerOf(ctx, "if-none-match"), etag)) {
-    return { status: 304, headers: { ...baseHeaders(ctx), ...extra } };
+    return { kind: "body", status: 304, headers: { ...baseHeaders(ctx), ...extra } };
   }
   const answer = json(ctx, 200, null, extra);
   answer.body = text;

@@ -31,6 +31,7 @@ const streamGenerationEvents: Handler = (ctx) => {
   const resume = hub.events.resumeOf(credential.accountId, headerOf(ctx, "last-event-id"));
   const headers = { ...baseHeaders(ctx), "content-type": "text/event-stream; charset=utf-8", "x-accel-buffering": "no" };
   return {
+    kind: "stream",
     status: 200,
     headers,
     stream: (sink) => {

@@ -209,6 +209,7 @@ const downloadGenerationOutput: Handler = (ctx) => {
   const file = ctx.hub.assets(kind);
   if (!file) return refuse("service_unavailable", { message: "Result files are not available in this simulator." });
   return {
+    kind: "body",
     status: 200,
     headers: {
       ...baseHeaders(ctx),

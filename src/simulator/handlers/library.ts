@@ -51,6 +51,7 @@ const readLibraryAssetContent: Handler = (ctx) => {
   if (!asset) return noAsset();
   const ext = asset.content_type.split("/")[1]!.replace("jpeg", "jpg");
   return {
+    kind: "body",
     status: 200,
     headers: { ...baseHeaders(ctx), "content-type": asset.content_type, "content-disposition": `inline; filename="${asset.id}.${ext}"` },
     body: asset.bytes,

@@ -19,6 +19,7 @@ export const STORAGE_PREFIX = "/storage/";
 
 function plain(ctx: Ctx, status: number, text: string, extra: Record<string, string> = {}): BodyAnswer {
   return {
+    kind: "body",
     status,
     headers: { "x-request-id": ctx.requestId, "content-type": "text/plain; charset=utf-8", "cache-control": "no-store", ...extra },
     body: text ? `${text}\n` : "",

@@ -2,11 +2,11 @@
 // the hub's answer back. Fastify's own routing, body parsing and error bodies are kept
 // out of the way: one catch-all route, raw bodies, and every framework error mapped to
 // the API's envelope (a Fastify error body must never leak).
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { envelope, refuse } from "../domain/refusal.ts";
-import { isDeferred, isDropped, isStream, type SimRequest, type SimResponse } from "../pipeline/exchange.ts";
+import { unreachable, type BodyAnswer, type SimRequest, type SimResponse, type StreamAnswer } from "../pipeline/exchange.ts";
 import type { Hub } from "../hub.ts";
 import { newRequestId } from "../state/util.ts";
 import { bodyLimitOf, tooLargeMessage, UPLOAD_ROUTES } from "./body-limits.ts";
@@ -140,63 +140,102 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED };
   }
 
+  /**
+   * Writes the hub's answer to Node's response itself (Fastify's reply is hijacked: a
+   * string body then leaves in one write with the head, one packet on the wire, which
+   * Fastify's send does not do). Fastify no longer sees what fails after the hijack, so
+   * every failure here, now or in a later callback, still ends the exchange: a 500 in the
+   * envelope while nothing is written yet, else the connection closes.
+   */
   function send(request: FastifyRequest, reply: FastifyReply, answer: SimResponse): void {
-    if (isDeferred(answer)) {
-      answer.deferred.then(
-        (settled) => send(request, reply, settled),
-        () => send(request, reply, hub.refuse(simRequest(request), "internal_error")),
-      );
-      return;
-    }
-    // Faults (pipeline/faults.ts): no answer at all, or the answer later.
-    if (isDropped(answer)) {
-      reply.hijack();
-      request.raw.socket.destroy();
-      return;
-    }
-    if (answer.delayMs !== undefined) {
-      const ms = answer.delayMs;
-      reply.hijack();
-      setTimeout(() => send(request, reply, { ...answer, delayMs: undefined }), ms);
-      return;
-    }
-    const headers = options.cors === false ? answer.headers : { ...answer.headers, ...corsHeaders(request) };
-    if (isStream(answer)) {
-      reply.hijack();
-      const res = reply.raw;
-      res.writeHead(answer.status, headers);
-      res.flushHeaders();
-      let stop: (() => void) | undefined;
-      let ended = false;
-      const sink = {
-        write(chunk: string) {
-          if (!ended && !res.destroyed) res.write(chunk);
-        },
-        end() {
-          if (ended) return;
-          ended = true;
-          if (!res.destroyed) res.end();
-        },
-        // A cut stream: the socket closes without the last chunk, as a lost connection
-        // does, once the frames written so far have left.
-        abort() {
-          if (ended) return;
-          ended = true;
-          const socket = res.socket;
-          if (socket) socket.end(() => socket.destroy());
-          else res.destroy();
-        },
-      };
-      stop = answer.stream(sink);
-      // The client went away (or the stream ended): forget the stream either way.
-      if (res.destroyed || request.raw.socket.destroyed) stop();
-      else res.on("close", () => stop?.());
-      return;
-    }
-    // Written straight to Node's response: a string body then leaves in one write with
-    // the head (one packet on the wire), which Fastify's send does not do.
     reply.hijack();
-    const res = reply.raw;
+    try {
+      deliver(request, reply, answer);
+    } catch (error) {
+      failed(request, reply.raw, error);
+    }
+  }
+
+  function deliver(request: FastifyRequest, reply: FastifyReply, answer: SimResponse): void {
+    switch (answer.kind) {
+      case "deferred":
+        answer.deferred.then(
+          (settled) => send(request, reply, settled),
+          () => send(request, reply, hub.refuse(simRequest(request), "internal_error")),
+        );
+        return;
+      // Faults (pipeline/faults.ts): no answer at all, or the answer later.
+      case "dropped":
+        request.raw.socket.destroy();
+        return;
+      case "stream":
+      case "body":
+        if (answer.delayMs !== undefined) {
+          const later = { ...answer, delayMs: undefined };
+          setTimeout(() => send(request, reply, later), answer.delayMs);
+          return;
+        }
+        if (answer.kind === "stream") writeStream(request, reply.raw, answer);
+        else writeBody(request, reply.raw, answer);
+        return;
+      default:
+        unreachable(answer);
+    }
+  }
+
+  /** A failure after the hijack: the envelope's 500 while the head is unwritten, else the connection closes. */
+  function failed(request: FastifyRequest, res: ServerResponse, error: unknown): void {
+    if (options.logger) request.log.error(error);
+    else console.error(`simulator: ${request.raw.method} ${request.raw.url} could not be answered`, error);
+    if (!res.headersSent && !res.destroyed) {
+      try {
+        const answer = hub.refuse(simRequest(request), "internal_error");
+        res.writeHead(500, { ...answer.headers, "content-length": String(Buffer.byteLength(answer.body as string)), connection: "close" });
+        res.end(answer.body);
+        return;
+      } catch {
+        // Even the envelope could not be written: close.
+      }
+    }
+    res.destroy();
+  }
+
+  function headersOf(request: FastifyRequest, answer: BodyAnswer | StreamAnswer): Record<string, string> {
+    return options.cors === false ? answer.headers : { ...answer.headers, ...corsHeaders(request) };
+  }
+
+  function writeStream(request: FastifyRequest, res: ServerResponse, answer: StreamAnswer): void {
+    res.writeHead(answer.status, headersOf(request, answer));
+    res.flushHeaders();
+    let stop: (() => void) | undefined;
+    let ended = false;
+    const sink = {
+      write(chunk: string) {
+        if (!ended && !res.destroyed) res.write(chunk);
+      },
+      end() {
+        if (ended) return;
+        ended = true;
+        if (!res.destroyed) res.end();
+      },
+      // A cut stream: the socket closes without the last chunk, as a lost connection
+      // does, once the frames written so far have left.
+      abort() {
+        if (ended) return;
+        ended = true;
+        const socket = res.socket;
+        if (socket) socket.end(() => socket.destroy());
+        else res.destroy();
+      },
+    };
+    stop = answer.stream(sink);
+    // The client went away (or the stream ended): forget the stream either way.
+    if (res.destroyed || request.raw.socket.destroyed) stop();
+    else res.on("close", () => stop?.());
+  }
+
+  function writeBody(request: FastifyRequest, res: ServerResponse, answer: BodyAnswer): void {
+    const headers = headersOf(request, answer);
     const body = answer.body;
     const bytes = body === undefined ? undefined : typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     if (bytes !== undefined) headers["content-length"] = String(typeof bytes === "string" ? Buffer.byteLength(bytes) : bytes.length);

@@ -3,7 +3,7 @@
 // browser (the service worker hands the page a Request and takes the Response back).
 import { bodyLimitOf, tooLargeMessage } from "../http/body-limits.ts";
 import type { Hub } from "../hub.ts";
-import { isDeferred, isDropped, isStream, type BodyAnswer, type SimRequest, type SimResponse, type StreamAnswer } from "../pipeline/exchange.ts";
+import { unreachable, type BodyAnswer, type SimRequest, type SimResponse, type StreamAnswer } from "../pipeline/exchange.ts";
 
 /** The request as the hub reads it, without its body (read next, within the limit). */
 export function simRequestOf(request: Request, url: URL): SimRequest {
@@ -62,18 +62,25 @@ export function refusalResponse(hub: Hub, request: Request, code: string, messag
  * first bytes, a delay a wait before the answer.
  */
 export async function toResponse(hub: Hub, req: SimRequest, answer: SimResponse, signal: AbortSignal): Promise<Response> {
-  if (isDeferred(answer)) {
-    const settled = await answer.deferred.catch(() => hub.refuse(req, "internal_error") as BodyAnswer);
-    return toResponse(hub, req, settled, signal);
+  switch (answer.kind) {
+    case "deferred": {
+      const settled = await answer.deferred.catch(() => hub.refuse(req, "internal_error"));
+      return toResponse(hub, req, settled, signal);
+    }
+    case "dropped":
+      return Response.error();
+    case "stream":
+    case "body":
+      if (answer.delayMs !== undefined) {
+        const later = { ...answer, delayMs: undefined };
+        await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+        return toResponse(hub, req, later, signal);
+      }
+      if (answer.kind === "stream") return new Response(streamBody(answer, signal), { status: answer.status, headers: answer.headers });
+      return bodyResponse(answer);
+    default:
+      return unreachable(answer);
   }
-  if (isDropped(answer)) return Response.error();
-  if (answer.delayMs !== undefined) {
-    const ms = answer.delayMs;
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    return toResponse(hub, req, { ...answer, delayMs: undefined }, signal);
-  }
-  if (isStream(answer)) return new Response(streamBody(answer, signal), { status: answer.status, headers: answer.headers });
-  return bodyResponse(answer);
 }
 
 function bodyResponse(answer: BodyAnswer): Response {

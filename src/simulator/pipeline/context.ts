@@ -41,7 +41,7 @@ export function baseHeaders(ctx: Ctx): Record<string, string> {
   }
   const rate = ctx.rate;
   if (rate) {
-    // The pair of rateLimitHeaders, written in place.
+    // The RateLimit pair of the binding window (seed, Limits).
     h.ratelimit = `"${rate.policy}";r=${rate.remaining};t=${rate.reset}`;
     h["ratelimit-policy"] = policyText(rate);
   }
@@ -66,7 +66,7 @@ export function jsonText(ctx: Ctx, status: number, text: string, extra?: Record<
   const headers = baseHeaders(ctx);
   headers["content-type"] = "application/json; charset=utf-8";
   if (extra) Object.assign(headers, extra);
-  return { status, headers, body: text };
+  return { kind: "body", status, headers, body: text };
 }
 
 export function refusalAnswer(ctx: Ctx, refusal: Refusal): BodyAnswer {

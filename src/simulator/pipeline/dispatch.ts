@@ -8,7 +8,7 @@ import { requestRateRefusal } from "../domain/ratelimit.ts";
 import { withFaults } from "./faults.ts";
 import { headerOf, isRefusal, refusalAnswer, type Ctx } from "./context.ts";
 import { languageOf, refuse, type Refusal } from "../domain/refusal.ts";
-import type { SimRequest, SimResponse } from "./exchange.ts";
+import type { BodyAnswer, SimRequest, SimResponse } from "./exchange.ts";
 import type { Handler } from "./context.ts";
 import type { HubServices } from "./services.ts";
 import { entryOf, newMap, newRequestId } from "../state/util.ts";
@@ -75,7 +75,7 @@ function contextOf(hub: HubServices, req: SimRequest): Ctx {
 }
 
 /** An envelope answer for a request the adapter refuses before the hub sees it (413, ...). */
-export function refusalFor(hub: HubServices, req: SimRequest, refusal: Refusal): SimResponse {
+export function refusalFor(hub: HubServices, req: SimRequest, refusal: Refusal): BodyAnswer {
   return refusalAnswer(contextOf(hub, req), refusal);
 }
 

@@ -33,6 +33,7 @@ export interface Delivery {
 }
 
 export interface BodyAnswer extends Delivery {
+  kind: "body";
   status: number;
   headers: Record<string, string>;
   body?: string | Uint8Array;
@@ -44,6 +45,7 @@ export interface BodyAnswer extends Delivery {
 }
 
 export interface StreamAnswer extends Delivery {
+  kind: "stream";
   status: number;
   headers: Record<string, string>;
   /** Starts the stream on a sink; answers a function that stops it (client gone). */
@@ -52,7 +54,7 @@ export interface StreamAnswer extends Delivery {
 
 /** No answer at all: the adapter closes the connection (a `drop` fault). */
 export interface DroppedAnswer {
-  dropped: true;
+  kind: "dropped";
 }
 
 /**
@@ -61,24 +63,17 @@ export interface DroppedAnswer {
  * as envelope or OAuth error answers. Everything else stays synchronous.
  */
 export interface DeferredAnswer {
+  kind: "deferred";
   deferred: Promise<BodyAnswer | DroppedAnswer>;
 }
 
+/**
+ * Every answer of the hub, told apart by `kind`: an adapter switches on it, and the
+ * compiler holds the switch to every kind (`unreachable` in its default).
+ */
 export type SimResponse = BodyAnswer | StreamAnswer | DeferredAnswer | DroppedAnswer;
 
-export function isStream(answer: SimResponse): answer is StreamAnswer {
-  return "stream" in answer;
-}
-
-export function isDeferred(answer: SimResponse): answer is DeferredAnswer {
-  return "deferred" in answer;
-}
-
-export function isDropped(answer: SimResponse): answer is DroppedAnswer {
-  return "dropped" in answer;
-}
-
-export function header(req: SimRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v.join(", ") : v;
+/** The default of a switch over every kind: a kind added later fails to compile there. */
+export function unreachable(answer: never): never {
+  throw new TypeError(`an answer of no known kind: ${JSON.stringify(answer)}`);
 }

@@ -13,9 +13,9 @@ import { requestRateRefusal } from "../domain/ratelimit.ts";
 import { refuse, type Refusal } from "../domain/refusal.ts";
 import type { Fault } from "../state/faults.ts";
 import { refusalAnswer, type Ctx } from "./context.ts";
-import { isDeferred, isDropped, isStream, type BodyAnswer, type ConnectionSink, type DroppedAnswer, type SimResponse, type StreamAnswer } from "./exchange.ts";
+import { unreachable, type BodyAnswer, type ConnectionSink, type DroppedAnswer, type SimResponse, type StreamAnswer } from "./exchange.ts";
 
-const DROPPED: DroppedAnswer = Object.freeze({ dropped: true });
+const DROPPED: DroppedAnswer = Object.freeze({ kind: "dropped" });
 const utf8 = new TextEncoder();
 
 /** Answers the request with `handle`, unless a fault in force acts on it. */
@@ -60,24 +60,41 @@ function limited(ctx: Ctx, fault: Fault & { kind: "rate_limited" }): Refusal {
 
 /** The answer as it is, to be delivered `ms` later. */
 function delayed(answer: SimResponse, ms: number): SimResponse {
-  if (isDeferred(answer)) return { deferred: answer.deferred.then((settled) => (isDropped(settled) ? settled : { ...settled, delayMs: ms })) };
-  if (isDropped(answer)) return answer;
-  return { ...answer, delayMs: ms };
+  switch (answer.kind) {
+    case "deferred":
+      return { kind: "deferred", deferred: answer.deferred.then((settled) => (settled.kind === "dropped" ? settled : { ...settled, delayMs: ms })) };
+    case "dropped":
+      return answer;
+    case "body":
+    case "stream":
+      return { ...answer, delayMs: ms };
+    default:
+      return unreachable(answer);
+  }
 }
 
 /** The handler's answer, spoilt by the fault that acts on answers (if one does). */
 function spoiled(ctx: Ctx, target: FaultTarget, answer: SimResponse): SimResponse {
-  if (isDeferred(answer)) return { deferred: answer.deferred.then((settled) => spoiledBody(ctx, target, settled)) };
-  if (isDropped(answer)) return answer;
-  if (!isStream(answer)) return spoiledBody(ctx, target, answer);
-  const fault = ctx.hub.faults.decide("answer", target, "stream");
-  if (!fault) return answer;
-  if (fault.kind === "stream_cut" || fault.kind === "stream_silent") return faultyStream(answer, fault.kind, fault.after_frames ?? 0);
-  return DROPPED;
+  switch (answer.kind) {
+    case "deferred":
+      return { kind: "deferred", deferred: answer.deferred.then((settled) => spoiledBody(ctx, target, settled)) };
+    case "dropped":
+      return answer;
+    case "body":
+      return spoiledBody(ctx, target, answer);
+    case "stream": {
+      const fault = ctx.hub.faults.decide("answer", target, "stream");
+      if (!fault) return answer;
+      if (fault.kind === "stream_cut" || fault.kind === "stream_silent") return faultyStream(answer, fault.kind, fault.after_frames ?? 0);
+      return DROPPED;
+    }
+    default:
+      return unreachable(answer);
+  }
 }
 
 function spoiledBody(ctx: Ctx, target: FaultTarget, answer: BodyAnswer | DroppedAnswer): BodyAnswer | DroppedAnswer {
-  if (isDropped(answer)) return answer;
+  if (answer.kind === "dropped") return answer;
   const body = answer.body === undefined ? undefined : typeof answer.body === "string" ? utf8.encode(answer.body) : answer.body;
   const fault = ctx.hub.faults.decide("answer", target, body && body.length > 0 ? "body" : "empty");
   if (!fault) return answer;

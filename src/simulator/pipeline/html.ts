@@ -24,7 +24,7 @@ export function htmlPage(ctx: Ctx, status: number, title: string, body: string, 
   if (extra) Object.assign(headers, extra);
   const text = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>\n<body>\n${body}\n</body></html>\n`;
-  return { status, headers, body: text };
+  return { kind: "body", status, headers, body: text };
 }
 
 /** A 303 to `location` (a form's answer). */
@@ -33,7 +33,7 @@ export function seeOther(ctx: Ctx, location: string, extra?: Record<string, stri
   headers.location = location;
   headers["cache-control"] = "no-store";
   if (extra) Object.assign(headers, extra);
-  return { status: 303, headers, body: "" };
+  return { kind: "body", status: 303, headers, body: "" };
 }
 
 /** Whether the caller prefers JSON to HTML (`Accept: application/json` before any HTML type). */

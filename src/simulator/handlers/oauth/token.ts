@@ -33,6 +33,7 @@ function readForm(ctx: Ctx): Record<string, string> | Failure {
 /** Runs an async answer, turning anything thrown into 500 in the OAuth form (never a stack). */
 function deferred(ctx: Ctx, work: () => Promise<BodyAnswer>): SimResponse {
   return {
+    kind: "deferred",
     deferred: work().catch((error: unknown) => {
       console.error(`simulator: ${ctx.req.method} ${ctx.path} failed (request ${ctx.requestId})`, error);
       return oauthError(ctx, 500, "server_error", "Unexpected server error.");
@@ -65,7 +66,7 @@ export const exchangeToken: Handler = (ctx) =>
     headers["content-type"] = "application/json; charset=utf-8";
     headers["cache-control"] = "no-store";
     headers.pragma = "no-cache";
-    return { status: 200, headers, body: JSON.stringify(reply) };
+    return { kind: "body", status: 200, headers, body: JSON.stringify(reply) };
   });
 
 // The contract gives revoke no 400 of its own for an unidentified client: a request whose
@@ -90,5 +91,5 @@ export const revokeTokenRoute: Handler = (ctx) =>
     revokeToken(hub, client, form.token);
     const headers = baseHeaders(ctx);
     headers["cache-control"] = "no-store";
-    return { status: 200, headers, body: "" };
+    return { kind: "body", status: 200, headers, body: "" };
   });
