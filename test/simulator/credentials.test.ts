@@ -1,6 +1,7 @@
 // Credentials and the refusal ladder in the seed's order, scopes, and objects of
 // another account answering exactly like missing ones.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
+import { LADDER } from "../../src/simulator/pipeline/ladder.ts";
 import { startSim, type Sim } from "./support/harness.ts";
 
 let sim: Sim;
@@ -49,6 +50,65 @@ describe("the refusal ladder", () => {
     // Scope is the last rung: an account refusal wins over a missing scope.
     await sim.control("PATCH", "keys/ghk_demo_terms", { scopes: [] });
     expect((await sim.get("/v1/models", { key: "ghk_demo_terms" })).json.error.code).toBe("account_suspended");
+  });
+
+  it("AUTH-7 LIM-2: the ladder is written once, as one ordered list of named rungs", () => {
+    expect(LADDER.map((rung) => rung.name)).toEqual(["api switch", "endpoint", "credential", "origin", "limiter", "account", "scope", "repeated parameters"]);
+  });
+
+  it("AUTH-7 LIM-2: each rung answers before every rung after it: a request wrong on all of them, put right one rung at a time", async () => {
+    // One key that fails every rung after the credential's: revoked, its account suspended
+    // and its request window spent, holding no scope; the query repeats `limit`.
+    const scenario = {
+      scenario_version: 1,
+      name: "wrong-everywhere",
+      description: "A key wrong on every rung of the ladder.",
+      accounts: [{ id: "acc_x", suspended: true }],
+      keys: [{ secret: "ghk_wrong_everywhere", id: "key_x", account_id: "acc_x", scopes: [], revoked: true }],
+      rate_limits: { spent: [{ window: "key", key_id: "key_x", used: 300 }] },
+    };
+    expect((await sim.control("POST", "scenario", scenario)).status).toBe(200);
+    onTestFinished(async () => void (await sim.control("POST", "scenario", { name: "demo" })));
+    const ask = () => sim.get("/v1/generations?limit=1&limit=2", { key: "ghk_wrong_everywhere" });
+    const answers: string[] = [];
+    const note = async () => {
+      const r = await ask();
+      answers.push(`${r.status} ${r.json?.error?.code ?? "ok"}${r.headers.get("ratelimit") ? " +RateLimit" : ""}`);
+    };
+    await sim.control("POST", "api", { enabled: false });
+    await note();
+    expect((await sim.get("/v1/generationz", { key: "ghk_wrong_everywhere" })).json.error.code).toBe("api_disabled");
+    await sim.control("POST", "api", { enabled: true });
+    // The endpoint rung: an unknown path answers 404 whatever the key.
+    expect((await sim.get("/v1/generationz", { key: "ghk_wrong_everywhere" })).json.error.code).toBe("not_found");
+    await note();
+    await sim.control("PATCH", "keys/ghk_wrong_everywhere", { revoked: false });
+    await note();
+    await sim.advance(61);
+    await note();
+    await sim.control("PATCH", "accounts/acc_x", { suspended: false });
+    await note();
+    await sim.control("PATCH", "keys/ghk_wrong_everywhere", { scopes: ["generations:read"] });
+    await note();
+    expect(answers).toEqual([
+      "503 api_disabled",
+      "401 api_key_revoked",
+      "429 rate_limited +RateLimit",
+      "403 account_suspended +RateLimit",
+      "403 insufficient_scope +RateLimit",
+      "400 invalid_request +RateLimit",
+    ]);
+    const put = await sim.get("/v1/generations?limit=1", { key: "ghk_wrong_everywhere" });
+    expect(put.status).toBe(200);
+
+    // The origin rung (session cookie, a change): before the limiter and the account.
+    const session = await sim.control("POST", "sessions", { account_id: "acc_x" });
+    await sim.control("PATCH", "accounts/acc_x", { suspended: true });
+    const cancel = (origin: string) => sim.call("POST", "/v1/subscription/cancel", { key: null, body: {}, headers: { cookie: session.json.cookie, origin } });
+    const foreign = await cancel("https://elsewhere.example");
+    expect([foreign.status, foreign.json.error.code, foreign.headers.get("ratelimit")]).toEqual([403, "origin_mismatch", null]);
+    const own = await cancel(new URL(sim.url).origin);
+    expect([own.status, own.json.error.code, Boolean(own.headers.get("ratelimit"))]).toEqual([403, "account_suspended", true]);
   });
 
   it("AUTH-7: API disabled answers 503 api_disabled on any /v1 path before the key is read, without RateLimit headers", async () => {
