@@ -16,7 +16,7 @@ import { quickValidator } from "./domain/quick-validators.ts";
 import { RateLimiter } from "./domain/ratelimit.ts";
 import { refuse, type Detail } from "./domain/refusal.ts";
 import { SessionStore } from "./domain/sessions.ts";
-import { controlMount, controlRoutes, mounts, operationHandlers } from "./handlers/index.ts";
+import { controlHandlers, controlMount, mounts, operationHandlers } from "./handlers/index.ts";
 import type { Handler } from "./pipeline/context.ts";
 import { dispatch, refusalFor, type Mount, type Routes } from "./pipeline/dispatch.ts";
 import type { BodyAnswer, SimRequest, SimResponse } from "./pipeline/exchange.ts";
@@ -106,7 +106,7 @@ export class Hub implements HubBase, HubServices {
       handlers.set(operationId, handler);
     }
     const all: Mount[] = [...mounts];
-    if (options.control !== false) all.push(controlMount(controlRoutes));
+    if (options.control !== false) all.push(controlMount(controlHandlers, undefined));
     this.routes = { handlers, mounts: all };
     this.#afterReset();
   }

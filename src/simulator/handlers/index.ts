@@ -1,12 +1,13 @@
 // Every handler of the simulator, in one table each: the contract's operations by
 // operationId, the mounts outside them (storage, the site's pages, the consent form) and
-// the control routes under /_sim/. hub.ts puts them together.
+// the control routes under /_sim/ by method and path. hub.ts puts them together.
 import type { Handler } from "../pipeline/context.ts";
 import type { Mount } from "../pipeline/dispatch.ts";
 import { accountHandlers } from "./account.ts";
 import { billingHandlers } from "./billing.ts";
 import { catalogHandlers } from "./catalog.ts";
-import type { ControlRoute } from "./control/body.ts";
+import type { ControlRoutes } from "./control/body.ts";
+import { coreControl } from "./control/core.ts";
 import { faultsControl } from "./control/faults.ts";
 import { libraryControl } from "./control/library.ts";
 import { oauthControl } from "./control/oauth.ts";
@@ -24,7 +25,7 @@ import { subscriptionHandlers } from "./subscription.ts";
 import { supportHandlers } from "./support.ts";
 import { uploadsHandlers } from "./uploads.ts";
 
-export { controlMount } from "./control/core.ts";
+export { controlMount } from "./control/mount.ts";
 
 export const operationHandlers: Readonly<Record<string, Handler>> = {
   ...accountHandlers,
@@ -43,4 +44,13 @@ export const operationHandlers: Readonly<Record<string, Handler>> = {
 /** In order: /site/oauth/ (the consent form) ahead of /site/ (sign-in and out). */
 export const mounts: readonly Mount[] = [{ prefix: STORAGE_PREFIX, handle: storageHandler }, consentMount, siteMount];
 
-export const controlRoutes: readonly ControlRoute[] = [libraryControl, sessionsControl, subscriptionControl, oauthControl, scenarioControl, faultsControl];
+/** The control interface's routes by `METHOD path` (after /_sim/), as the operations' are by operationId. */
+export const controlHandlers: ControlRoutes = {
+  ...coreControl,
+  ...scenarioControl,
+  ...faultsControl,
+  ...libraryControl,
+  ...sessionsControl,
+  ...subscriptionControl,
+  ...oauthControl,
+};

@@ -1,5 +1,5 @@
 // What every control route under /_sim/ shares: its shape (JSON in and out, refusals in
-// the envelope, undefined for a path that is not its own) and reading its body.
+// the envelope) and reading its body.
 import { isRefusal, readJson, type Ctx } from "../../pipeline/context.ts";
 import type { SimResponse } from "../../pipeline/exchange.ts";
 import { refuse, type Refusal } from "../../domain/refusal.ts";
@@ -7,11 +7,14 @@ import { MAX_JSON_DEPTH, nestsTooDeep } from "../../state/util.ts";
 
 export type ControlBody = Record<string, unknown>;
 
+/** A control route's handler: `params` holds the decoded `{name}` segments of its path. */
+export type ControlHandler = (ctx: Ctx, params: Readonly<Record<string, string>>) => SimResponse | Refusal;
+
 /**
- * A control route: `parts` are the decoded path segments after /_sim/; `body` reads the
- * JSON body only when the route needs one. Answers undefined when the path is not its own.
+ * Control routes by `METHOD path`: the path after /_sim/, `{name}` standing for one
+ * segment (`"POST keys/{key}/revoke"`), as `/v1`'s handlers are by operationId.
  */
-export type ControlRoute = (ctx: Ctx, parts: readonly string[], body: () => ControlBody | Refusal) => SimResponse | Refusal | undefined;
+export type ControlRoutes = Readonly<Record<string, ControlHandler>>;
 
 /** The request's JSON object body ({} when there is none). */
 export function controlBody(ctx: Ctx): ControlBody | Refusal {

@@ -8,7 +8,7 @@
 import { refuse, type Refusal } from "../../domain/refusal.ts";
 import { isRefusal, json } from "../../pipeline/context.ts";
 import { FaultError, readFaults } from "../../state/faults.ts";
-import type { ControlRoute } from "./body.ts";
+import { controlBody, type ControlRoutes } from "./body.ts";
 
 /** Runs `act`; a FaultError becomes 400 with its details. */
 function checked<T>(act: () => T): T | Refusal {
@@ -20,23 +20,25 @@ function checked<T>(act: () => T): T | Refusal {
   }
 }
 
-export const faultsControl: ControlRoute = (ctx, parts, body) => {
-  if (parts[0] !== "faults" || parts.length > 2) return undefined;
-  const plan = ctx.hub.faults;
-  const method = ctx.req.method;
-  if (parts.length === 2) {
-    if (method !== "GET" && method !== "DELETE") return undefined;
-    const found = method === "GET" ? plan.list().find((f) => f.id === parts[1]) : plan.remove(parts[1]!);
-    return found ? json(ctx, 200, found) : refuse("not_found", { message: `No fault ${parts[1]} is in force.` });
-  }
-  if (method === "GET") return json(ctx, 200, { data: plan.list() });
-  if (method === "DELETE") return json(ctx, 200, { cleared: plan.clear(), data: [] });
-  if (method !== "POST") return undefined;
-  const b = body();
-  if (isRefusal(b)) return b;
-  // `{ "faults": [...] }` is a list (its fields named `faults.<index>.…`); anything else is one fault.
-  const list = Object.keys(b).length === 1 && "faults" in b;
-  if (list && !Array.isArray(b.faults)) return refuse("invalid_request", { details: [{ field: "faults", reason: "wrong_type", message: "faults must be an array of faults" }] });
-  const added = checked(() => (list ? plan.add(readFaults(b.faults, "faults"), "control", (i) => `faults.${i}`) : plan.add(readFaults(b), "control", () => "")));
-  return isRefusal(added) ? added : json(ctx, 201, { data: added });
+export const faultsControl: ControlRoutes = {
+  "GET faults": (ctx) => json(ctx, 200, { data: ctx.hub.faults.list() }),
+  "POST faults": (ctx) => {
+    const plan = ctx.hub.faults;
+    const b = controlBody(ctx);
+    if (isRefusal(b)) return b;
+    // `{ "faults": [...] }` is a list (its fields named `faults.<index>.…`); anything else is one fault.
+    const list = Object.keys(b).length === 1 && "faults" in b;
+    if (list && !Array.isArray(b.faults)) return refuse("invalid_request", { details: [{ field: "faults", reason: "wrong_type", message: "faults must be an array of faults" }] });
+    const added = checked(() => (list ? plan.add(readFaults(b.faults, "faults"), "control", (i) => `faults.${i}`) : plan.add(readFaults(b), "control", () => "")));
+    return isRefusal(added) ? added : json(ctx, 201, { data: added });
+  },
+  "DELETE faults": (ctx) => json(ctx, 200, { cleared: ctx.hub.faults.clear(), data: [] }),
+  "GET faults/{id}": (ctx, { id }) => {
+    const found = ctx.hub.faults.list().find((f) => f.id === id);
+    return found ? json(ctx, 200, found) : refuse("not_found", { message: `No fault ${id} is in force.` });
+  },
+  "DELETE faults/{id}": (ctx, { id }) => {
+    const found = ctx.hub.faults.remove(id!);
+    return found ? json(ctx, 200, found) : refuse("not_found", { message: `No fault ${id} is in force.` });
+  },
 };

@@ -8,7 +8,7 @@ import { isRefusal, json, type Ctx } from "../../pipeline/context.ts";
 import type { HubServices } from "../../pipeline/services.ts";
 import type { Scenario, ScenarioFile } from "../../state/scenario/format.ts";
 import { readScenario, ScenarioError, shippedNames, shippedScenario } from "../../state/scenario/read.ts";
-import type { ControlRoute } from "./body.ts";
+import { controlBody, type ControlRoutes } from "./body.ts";
 
 function summary(s: Scenario) {
   return { name: s.name, description: s.description };
@@ -30,28 +30,21 @@ function loaded(ctx: Ctx, hub: HubServices) {
   return json(ctx, 200, { ...summary(s), keys: s.keys.map((k) => ({ secret: k.secret, id: k.id, account_id: k.account_id, purpose: k.purpose })) });
 }
 
-export const scenarioControl: ControlRoute = (ctx, parts, body) => {
-  const hub = ctx.hub;
-  const method = ctx.req.method;
-  if (parts.length !== 1) return undefined;
-  if (parts[0] === "scenarios" && method === "GET") {
-    return json(ctx, 200, { data: shippedNames.map((name) => summary(shippedScenario(name)!)), loaded: hub.scenario.name });
-  }
-  if (parts[0] !== "scenario") return undefined;
-  if (method === "GET") {
+export const scenarioControl: ControlRoutes = {
+  "GET scenarios": (ctx) => json(ctx, 200, { data: shippedNames.map((name) => summary(shippedScenario(name)!)), loaded: ctx.hub.scenario.name }),
+  "GET scenario": (ctx) => {
     const header = { name: ctx.query.get("name") ?? undefined, description: ctx.query.get("description") ?? undefined };
-    const exported = hub.exportScenario(header);
+    const exported = ctx.hub.exportScenario(header);
     // A name or description given in the query must make a file that loads.
     const refused = checked(() => readScenario(exported));
     return refused ?? json(ctx, 200, exported);
-  }
-  if (method === "POST") {
-    const b = body();
+  },
+  "POST scenario": (ctx) => {
+    const b = controlBody(ctx);
     if (isRefusal(b)) return b;
     // `{ "name": ... }` alone names a shipped scenario; anything else is a scenario file.
     const byName = Object.keys(b).length === 1 && typeof b.name === "string";
     // Read (and refused) by loadScenario itself: the body is whatever was sent.
-    return checked(() => hub.loadScenario(byName ? (b.name as string) : (b as unknown as ScenarioFile))) ?? loaded(ctx, hub);
-  }
-  return undefined;
+    return checked(() => ctx.hub.loadScenario(byName ? (b.name as string) : (b as unknown as ScenarioFile))) ?? loaded(ctx, ctx.hub);
+  },
 };

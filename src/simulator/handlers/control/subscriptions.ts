@@ -9,7 +9,7 @@ import type { HubBase } from "../../state/base.ts";
 import { isoTime, LONGEST_SPAN_DAYS } from "../../state/util.ts";
 import { refuse, type Refusal } from "../../domain/refusal.ts";
 import { isRefusal, json } from "../../pipeline/context.ts";
-import { invalid, type ControlBody as Body, type ControlRoute } from "./body.ts";
+import { controlBody, invalid, type ControlBody as Body, type ControlRoutes } from "./body.ts";
 
 export function subscriptionView(hub: HubBase, account: Account): Record<string, unknown> {
   const sub = currentSubscription(hub, account);
@@ -97,16 +97,16 @@ function applyControl(hub: HubBase, account: Account, body: Body): Refusal | und
 }
 
 /** GET and PATCH /_sim/subscriptions/{account_id}. */
-export const subscriptionControl: ControlRoute = (ctx, parts, body) => {
-  if (parts[0] !== "subscriptions" || parts.length !== 2) return undefined;
-  const hub = ctx.hub;
-  const account = hub.state.accounts.get(parts[1]!);
-  if (!account) return refuse("not_found", { message: "No such account." });
-  if (ctx.req.method === "GET") return json(ctx, 200, subscriptionView(hub, account));
-  if (ctx.req.method !== "PATCH") return undefined;
-  const b = body();
-  if (isRefusal(b)) return b;
-  const refused = applyControl(hub, account, b);
-  if (refused) return refused;
-  return json(ctx, 200, subscriptionView(hub, account));
+export const subscriptionControl: ControlRoutes = {
+  "GET subscriptions/{account}": (ctx, { account: id }) => {
+    const account = ctx.hub.state.accounts.get(id!);
+    return account ? json(ctx, 200, subscriptionView(ctx.hub, account)) : refuse("not_found", { message: "No such account." });
+  },
+  "PATCH subscriptions/{account}": (ctx, { account: id }) => {
+    const account = ctx.hub.state.accounts.get(id!);
+    if (!account) return refuse("not_found", { message: "No such account." });
+    const b = controlBody(ctx);
+    if (isRefusal(b)) return b;
+    return applyControl(ctx.hub, account, b) ?? json(ctx, 200, subscriptionView(ctx.hub, account));
+  },
 };
