@@ -19,6 +19,7 @@ import { SessionStore } from "./domain/sessions.ts";
 import { controlHandlers, controlMount, mounts, operationHandlers } from "./handlers/index.ts";
 import type { Handler } from "./pipeline/context.ts";
 import { dispatch, refusalFor, type Mount, type Routes } from "./pipeline/dispatch.ts";
+import { CONTROL_GUARD } from "./pipeline/guard.ts";
 import type { BodyAnswer, SimRequest, SimResponse } from "./pipeline/exchange.ts";
 import type { HubServices } from "./pipeline/services.ts";
 import type { HubBase } from "./state/base.ts";
@@ -106,7 +107,7 @@ export class Hub implements HubBase, HubServices {
       handlers.set(operationId, handler);
     }
     const all: Mount[] = [...mounts];
-    if (options.control !== false) all.push(controlMount(controlHandlers, undefined));
+    if (options.control !== false) all.push(controlMount(controlHandlers, CONTROL_GUARD));
     this.routes = { handlers, mounts: all };
     this.#afterReset();
   }

@@ -66,6 +66,8 @@ describe.runIf(executablePath)("the hub's MSW handlers in a browser", { timeout:
     expect(r.upload.bytesStored).toBeGreaterThan(0);
     expect(r.tooLarge).toEqual({ status: 413, code: "request_too_large" });
     expect(r.refusal).toEqual({ status: 400, code: "invalid_request" });
+    // The page's own control request passes the guard through the worker; one without JSON does not.
+    expect(r.pageControl).toEqual({ json: 200, bare: 400 });
     expect(pageErrors).toEqual([]);
     // Every request to the hub was answered by the service worker (the name resolves nowhere).
     expect(hubRequests.some((h) => h.url.endsWith("/v1/events"))).toBe(true);

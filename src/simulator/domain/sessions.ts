@@ -13,10 +13,8 @@ import type { HubBase } from "../state/base.ts";
 import { SESSION_COOKIE, type Session, type SessionOptions } from "../state/sessions.ts";
 import { isoTime, randomToken } from "../state/util.ts";
 import type { Credential, CredentialResolver } from "./credentials.ts";
+import { changes, isLoopbackOrigin, originOf } from "./origins.ts";
 import { refuse, type Refusal } from "./refusal.ts";
-
-const MUTATING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-const LOOPBACK_ORIGIN = /^https?:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
 
 export function cookieValue(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
@@ -25,14 +23,6 @@ export function cookieValue(header: string | undefined, name: string): string | 
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return undefined;
-}
-
-function originOf(url: string): string | undefined {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return undefined;
-  }
 }
 
 export class SessionStore {
@@ -50,7 +40,7 @@ export class SessionStore {
     if (!origin || origin === "null") return false;
     if (baseUrl && origin === originOf(baseUrl)) return true;
     const list = this.options.allowedOrigins;
-    if (!list) return LOOPBACK_ORIGIN.test(origin);
+    if (!list) return isLoopbackOrigin(origin);
     return list.includes("*") || list.includes(origin);
   }
 
@@ -92,7 +82,7 @@ export class SessionStore {
           accountId: session.account_id,
           scopes: allScopes,
           admit: (method, origin, baseUrl): Refusal | undefined => {
-            if (!MUTATING.has(method)) return undefined;
+            if (!changes(method)) return undefined;
             if (this.originAllowed(origin, baseUrl)) return undefined;
             return refuse("origin_mismatch", { message: origin ? `The Origin ${origin} is not allowed for session requests that change something.` : "A session request that changes something needs an Origin header." });
           },

@@ -8,8 +8,9 @@ import { headerOf, json, type Ctx } from "../pipeline/context.ts";
 import type { SimResponse } from "../pipeline/exchange.ts";
 import { escapeHtml, formFields, htmlPage, seeOther, wantsJson } from "../pipeline/html.ts";
 import type { Mount } from "../pipeline/dispatch.ts";
+import { SITE_GUARD } from "../pipeline/guard.ts";
 
-export const siteMount: Mount = { prefix: "/site/", handle: site };
+export const siteMount: Mount = { prefix: "/site/", handle: site, guard: SITE_GUARD };
 
 function site(ctx: Ctx): SimResponse | Refusal {
   const sessions = ctx.hub.sessions;
@@ -70,11 +71,27 @@ function signIn(ctx: Ctx): SimResponse | Refusal {
   const session = hub.sessions.start(accountId);
   const cookie = { "set-cookie": hub.sessions.cookieHeader(session) };
   if (asJson) return json(ctx, 200, hub.sessions.view(session), cookie);
-  return seeOther(ctx, safeReturn(form.get("return_to")) ?? "/site/", cookie);
+  return seeOther(ctx, safeReturn(form.get("return_to"), ctx.baseUrl) ?? "/site/", cookie);
 }
 
-/** A return address after sign-in: a path on this server only (no open redirect). */
-export function safeReturn(value: string | null | undefined): string | undefined {
-  if (!value || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return undefined;
-  return value;
+/**
+ * A return address after sign-in, resolved against the simulator's own address as a
+ * browser resolves it and kept only on that origin (no open redirect: `/\t/evil.example`
+ * is `//evil.example` to a browser); a control character anywhere refuses it (a line
+ * break would also break the answer's head). Answered as path (never starting `//`),
+ * query and fragment.
+ */
+export function safeReturn(value: string | null | undefined, baseUrl: string): string | undefined {
+  if (!value || /[\u0000-\u001f\u007f]/.test(value)) return undefined;
+  let url: URL;
+  let own: URL;
+  try {
+    own = new URL(baseUrl);
+    url = new URL(value, own);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== own.origin) return undefined;
+  // `/.//evil.example` resolves to the path `//evil.example`, which a Location would read as a host.
+  return url.pathname.replace(/^\/+/, "/") + url.search + url.hash;
 }

@@ -122,7 +122,8 @@ export class HubControl {
     const req = {
       method: method.toUpperCase(),
       url: `/_sim/${rest}`,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
+      // JSON, also for a POST without a body: the control interface takes nothing else.
+      headers: method.toUpperCase() === "GET" ? {} : { "content-type": "application/json" },
       body: body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(body)),
       baseUrl: this.#baseUrl,
     };

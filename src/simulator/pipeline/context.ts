@@ -89,7 +89,7 @@ export function readJson(ctx: Ctx): { value: unknown; text: string } | Refusal {
   if (!type) {
     return refuse("invalid_request", { details: [{ field: "Content-Type", reason: "required", message: "Content-Type application/json is required" }] });
   }
-  if (type !== "application/json" && !JSON_TYPE.test(type)) {
+  if (!isJsonType(type)) {
     return refuse("invalid_request", { details: [{ field: "Content-Type", reason: "not_allowed", message: `the body must be application/json (UTF-8), not ${JSON.stringify(type.slice(0, 100))}` }] });
   }
   let text: string;
@@ -113,6 +113,10 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
  * stray parameters are refused, not guessed at.
  */
 const JSON_TYPE = /^application\/json[ \t]*(?:;[ \t]*charset[ \t]*=[ \t]*(?:utf-8|"utf-8")[ \t]*)?$/i;
+
+export function isJsonType(type: string): boolean {
+  return type === "application/json" || JSON_TYPE.test(type);
+}
 
 /** Who reads the files a request names: its account, on the addresses its links start with. */
 export function readerOf(ctx: Ctx): Reader {

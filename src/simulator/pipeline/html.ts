@@ -20,7 +20,9 @@ export function htmlPage(ctx: Ctx, status: number, title: string, body: string, 
   headers["cache-control"] = "no-store";
   headers["x-frame-options"] = "DENY";
   headers["content-security-policy"] = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
-  headers["referrer-policy"] = "no-referrer";
+  // Not no-referrer: under it a browser sends `Origin: null` with the page's own form posts,
+  // which the site's guard could not tell from a sandboxed page's (pipeline/guard.ts).
+  headers["referrer-policy"] = "same-origin";
   if (extra) Object.assign(headers, extra);
   const text = `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head>\n<body>\n${body}\n</body></html>\n`;

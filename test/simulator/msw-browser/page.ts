@@ -21,6 +21,11 @@ export interface PageReport {
   upload: { reference: boolean; bytesStored: number | undefined };
   tooLarge: { status: number; code: string };
   refusal: { status: number; code: string };
+  /**
+   * The page's own fetch to /_sim/ through the worker (the guard of the control interface
+   * runs in the hub here too): a JSON change, and a POST without JSON.
+   */
+  pageControl: { json: number; bare: number };
 }
 
 declare global {
@@ -96,6 +101,8 @@ async function run(): Promise<PageReport> {
     body: JSON.stringify({ type: "image", model: "image-model-a", prompt: "x".repeat(2 * 1024 * 1024) }),
   });
   const refused = await client.submit({ type: "image", model: "image-model-a", prompt: "too many", n_variants: 99 } as never).catch((e: unknown) => e);
+  const controlJson = await fetch(`${BASE}/_sim/clock`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ speed: 0 }) });
+  const controlBare = await fetch(`${BASE}/_sim/reset`, { method: "POST" });
 
   return {
     submit: { status: submitted.status, generationStatus: submitted.data.status, requestId: submitted.requestId, rateLimitPolicy: submitted.rateLimit?.policy },
@@ -108,6 +115,7 @@ async function run(): Promise<PageReport> {
     upload: { reference: uploaded.reference === uploaded.ticket.reference, bytesStored: proxied.bytesStored },
     tooLarge: { status: big.status, code: ((await big.json()) as { error: { code: string } }).error.code },
     refusal: refused instanceof HubApiError ? { status: refused.status, code: refused.code } : { status: 0, code: String(refused) },
+    pageControl: { json: controlJson.status, bare: controlBare.status },
   };
 }
 

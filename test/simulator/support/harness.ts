@@ -90,8 +90,9 @@ export class Sim {
     return this.call("POST", "/v1/generations", { idempotencyKey: `k-${Math.random().toString(36).slice(2)}`, ...options, body });
   }
 
+  /** A control route; a change declares JSON even without a body (the control interface takes nothing else). */
   control(method: string, path: string, body?: unknown): Promise<Reply> {
-    return this.call(method, `/_sim/${path}`, { key: null, body });
+    return this.call(method, `/_sim/${path}`, { key: null, body, headers: method === "GET" ? {} : { "content-type": "application/json" } });
   }
 
   /** Moves the simulated clock forward (and runs what falls due). */

@@ -16,6 +16,7 @@ import { activeGrant, makeCode, newGrant } from "../../domain/oauth/grants.ts";
 import { refuse, type Refusal } from "../../domain/refusal.ts";
 import { headerOf, type Ctx, type Handler } from "../../pipeline/context.ts";
 import type { Mount } from "../../pipeline/dispatch.ts";
+import { SITE_GUARD } from "../../pipeline/guard.ts";
 import type { SimResponse } from "../../pipeline/exchange.ts";
 import { escapeHtml, formFields, htmlPage, seeOther, wantsJson } from "../../pipeline/html.ts";
 import type { ClientRecord, Code, Pending } from "../../state/oauth.ts";
@@ -190,6 +191,7 @@ function decide(ctx: Ctx): SimResponse | Refusal {
 /** The consent form posts here (outside /v1; the browser's session cookie says who decides). */
 export const consentMount: Mount = {
   prefix: "/site/oauth/",
+  guard: SITE_GUARD,
   handle: (ctx) => {
     if (ctx.path === "/site/oauth/consent" && ctx.req.method === "POST") return decide(ctx);
     return refuse("not_found", { message: `No site page ${ctx.req.method} ${ctx.path}.` });
