@@ -3,7 +3,7 @@
 // an environment variable (flags win); `--help` lists them.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { DEFAULT_DOCS_DIR, FaultError, ScenarioError, shippedNames, startSimulator, type FaultSpec, type FaultView, type ScenarioFile, type SimulatorOptions } from "./index.ts";
+import { DEFAULT_DOCS_DIR, FaultError, isLoopbackHost, ScenarioError, shippedNames, startSimulator, type FaultSpec, type FaultView, type ScenarioFile, type SimulatorOptions } from "./index.ts";
 import { readFaults } from "./state/faults.ts";
 import { readScenario, scenarioFrom } from "./state/scenario/read.ts";
 
@@ -120,11 +120,13 @@ const session = (o: SimulatorOptions) => (o.session ??= {});
 const oauthOf = (o: SimulatorOptions) => (o.oauth ??= {});
 
 const SETTINGS: Setting[] = [
-  { flag: "host", env: "SIM_HOST", kind: "string", help: "address to listen on (default 127.0.0.1)", apply: (o, v) => (o.host = v as string) },
+  { flag: "host", env: "SIM_HOST", kind: "string", help: "address to listen on (default 127.0.0.1); another (0.0.0.0, a network address) serves the API to the network, with /_sim/ off unless --expose-control", apply: (o, v) => (o.host = v as string) },
+  { flag: "allowed-hosts", env: "SIM_ALLOWED_HOSTS", kind: "string", help: "Host names answered besides localhost, *.localhost, IP addresses and --host, comma-separated: `.example.com` for a domain and its subdomains, `*` for any (default: none; other names get 403, a DNS rebinding guard)", apply: (o, v) => (o.allowedHosts = String(v).split(",").map((s) => s.trim()).filter(Boolean)) },
+  { flag: "expose-control", env: "SIM_EXPOSE_CONTROL", kind: "boolean", help: "serve the control interface /_sim/ on a --host other than loopback too (it hands out every key's secret; default off)", apply: (o, v) => (o.exposeControl = v as boolean) },
   { flag: "port", env: "SIM_PORT", kind: "number", help: "port (default 4010; 0 picks a free one)", apply: (o, v) => (o.port = v as number) },
   { flag: "scenario", env: "SIM_SCENARIO", kind: "string", help: `the starting state, and what reset goes back to: a shipped scenario (${shippedNames.join(", ")}) or a scenario file (.json); default demo`, apply: (o, v) => (o.scenario = scenarioOption(String(v))) },
   { flag: "clock-speed", env: "SIM_CLOCK_SPEED", kind: "number", help: "simulated seconds per real second (default 1; 0 freezes the clock)", apply: (o, v) => (o.clockSpeed = v as number) },
-  { flag: "cors", env: "SIM_CORS", kind: "string", help: "open CORS for local work: \"*\" for any origin or a comma-separated list of origins (default closed)", apply: (o, v) => (o.cors = v === "*" || v === "true" ? true : String(v).split(",").map((s) => s.trim()).filter(Boolean)) },
+  { flag: "cors", env: "SIM_CORS", kind: "string", help: "open CORS for local work on /v1, storage uploads and the OAuth routes a browser app calls (never /_sim/ or /site/): \"*\" for any origin or a comma-separated list of origins (default closed)", apply: (o, v) => (o.cors = v === "*" || v === "true" ? true : String(v).split(",").map((s) => s.trim()).filter(Boolean)) },
   { flag: "body-limit", env: "SIM_BODY_LIMIT", kind: "number", help: "largest request body in bytes (default 1048576); above it 413 request_too_large", apply: (o, v) => (o.bodyLimit = v as number) },
   { flag: "window-seconds", env: "SIM_WINDOW_SECONDS", kind: "number", help: "length of the request and submit windows (default 60)", apply: (o, v) => (limits(o).windowSeconds = v as number) },
   { flag: "key-quota", env: "SIM_KEY_QUOTA", kind: "number", help: "requests per window per key, policy `default` (default 300)", apply: (o, v) => (limits(o).keyQuota = v as number) },
@@ -205,6 +207,19 @@ function startupProblem(error: Error & { code?: string }, options: SimulatorOpti
   }
 }
 
+/** The banner's warning when the simulator listens where other machines can reach it. */
+function networkWarning(host: string, control: boolean): string[] {
+  const line = "!".repeat(78);
+  return [
+    line,
+    `WARNING: --host ${host} is not loopback: anyone who can reach this machine can call the API.`,
+    control
+      ? "The control interface /_sim/ is ON (--expose-control): anyone on the network can read every key's secret and reset, revoke and rewrite the hub."
+      : "The control interface /_sim/ (every key's secret; reset, revoke, rewrite) is OFF; --expose-control serves it to the network too.",
+    line,
+  ];
+}
+
 /** A fault in force in a few words, for the banner. */
 function faultLine(f: FaultView): string {
   const when = [f.route ?? "every route", f.rate < 1 ? `rate ${f.rate}` : "", f.count !== undefined ? `${f.count} times` : ""].filter(Boolean).join(", ");
@@ -231,16 +246,21 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
   const scenario = sim.hub.scenario;
   const keys = scenario.keys;
   const width = Math.max(...keys.map((k) => k.secret.length));
+  const host = options.host ?? "127.0.0.1";
+  const network = !isLoopbackHost(host);
+  const others = sim.urls.filter((u) => u !== sim.url);
+  const control = sim.control ? `${sim.url}/_sim/   (reset, clock, outcomes, keys, accounts)` : `off   (--host ${host} reaches the network; --expose-control serves it)`;
   console.log(
     [
-      `Generation Hub simulator listening on ${sim.url}`,
+      `Generation Hub simulator listening on ${sim.url}${others.length > 0 ? ` and ${others.join(", ")}` : ""}`,
+      ...(network ? networkWarning(host, sim.control) : []),
       `  API:        ${sim.url}/v1   (Authorization: Bearer <key>)`,
       `  Events:     ${sim.url}/v1/events`,
-      `  Control:    ${sim.url}/_sim/   (reset, clock, outcomes, keys, accounts)`,
+      `  Control:    ${control}`,
       `  Docs:       ${sim.url}/docs/`,
       `  Site:       ${sim.url}/site/sign-in   (session cookie gh_session; subscription actions)`,
       `  OAuth:      ${sim.url}/.well-known/oauth-authorization-server`,
-      `  Clock:      ${sim.hub.clock.speed}x   CORS: ${options.cors ? "open" : "closed"}`,
+      `  Clock:      ${sim.hub.clock.speed}x   CORS: ${options.cors ? "open (/v1, storage, OAuth)" : "closed"}   Hosts: loopback, IP addresses${options.allowedHosts?.length ? `, ${options.allowedHosts.join(", ")}` : ""}`,
       ...(sim.hub.faults.size > 0 ? [`  Faults:     ${sim.hub.faults.list().map(faultLine).join("; ")}   (${sim.url}/_sim/faults)`] : []),
       "",
       ...(options.scenario === undefined ? ["Demo API keys:"] : [`Scenario ${scenario.name}: ${scenario.description}`, "", "API keys:"]),

@@ -1,6 +1,8 @@
 // startSimulator: the hub simulator on a real HTTP server (Fastify), for tests, the
 // typed client's suite, the conformance suite and `npm start`.
+import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
+import { isLoopbackHostname } from "./domain/origins.ts";
 import { Hub, type HubOptions } from "./hub.ts";
 import { fileAssets } from "./http/assets.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/body-limits.ts";
@@ -13,16 +15,29 @@ export { demoKeys, demoAccounts } from "./state/fixtures/accounts.ts";
 export { ScenarioError, shippedNames, type Scenario, type ScenarioFile } from "./hub.ts";
 export { FaultError, type Fault, type FaultSpec, type FaultView } from "./hub.ts";
 
-export interface SimulatorOptions extends HubOptions, Partial<ServerOptions> {
-  /** Default 127.0.0.1. */
+export interface SimulatorOptions extends HubOptions, Partial<Omit<ServerOptions, "controlOff">> {
+  /**
+   * Default 127.0.0.1. Another address (`0.0.0.0`, a network address) serves the API to
+   * the network, and the control interface /_sim/ is then off unless `exposeControl`.
+   */
   host?: string;
   /** Default 4010; 0 picks a free port. */
   port?: number;
+  /**
+   * Serve the control interface /_sim/ on a host that is not loopback too (default
+   * false): it hands out every key's secret and resets, revokes and rewrites the hub, to
+   * anyone who can reach the address.
+   */
+  exposeControl?: boolean;
 }
 
 export interface RunningSimulator {
-  /** Base address, e.g. `http://127.0.0.1:4010`. */
+  /** Base address, e.g. `http://127.0.0.1:4010` (a loopback one when it listens on every address). */
   url: string;
+  /** Every address it answers at: `url` alone on a loopback or named host, each address of the machine on 0.0.0.0 or ::. */
+  urls: string[];
+  /** Whether /_sim/ is served (off on a non-loopback host without `exposeControl`). */
+  control: boolean;
   hub: Hub;
   /** Until `build` settles, /docs answers a page saying the docs are being built (not a 404). */
   docsBuilding(build: Promise<unknown>): void;
@@ -32,12 +47,41 @@ export interface RunningSimulator {
 export { DEFAULT_BODY_LIMIT } from "./http/body-limits.ts";
 export const DEFAULT_DOCS_DIR = fileURLToPath(new URL("../../site/", import.meta.url));
 
+/** Whether `host` is a loopback address or name (the simulator's default, reachable only from this machine). */
+export function isLoopbackHost(host: string): boolean {
+  return isLoopbackHostname(host.toLowerCase().replace(/^\[|\]$/g, "")) || host === "::ffff:127.0.0.1";
+}
+
+/** `http://host:port` with an IPv6 address in brackets. */
+function addressUrl(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/** Every address a server listening on `host` answers at (each address of this machine for 0.0.0.0 and ::). */
+function addressesOf(host: string, port: number): string[] {
+  const everywhere = host === "0.0.0.0" || host === "::" || host === "";
+  if (!everywhere) return [addressUrl(host, port)];
+  const found: string[] = [];
+  for (const list of Object.values(networkInterfaces())) {
+    for (const a of list ?? []) {
+      if (a.family === "IPv4" || (host === "::" && a.family === "IPv6" && !a.address.startsWith("fe80"))) found.push(addressUrl(a.address, port));
+    }
+  }
+  // The loopback address first: it is the one `url` names.
+  return found.sort((a, b) => Number(b.includes("127.0.0.1")) - Number(a.includes("127.0.0.1")));
+}
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const hub = new Hub({ ...options, assets: options.assets ?? fileAssets() });
+  const host = options.host ?? "127.0.0.1";
+  const control = options.control !== false && (isLoopbackHost(host) || options.exposeControl === true);
+  const hub = new Hub({ ...options, control, assets: options.assets ?? fileAssets() });
   let pendingDocs = 0;
+  const named = [host, options.publicUrl ? new URL(options.publicUrl).hostname : ""].filter((h) => h !== "" && !h.includes(":"));
   const app = createServer(hub, {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     cors: options.cors ?? false,
+    allowedHosts: [...named, ...(options.allowedHosts ?? [])],
+    controlOff: control || options.control === false ? undefined : `The control interface /_sim/ is off: the simulator listens on ${host}, an address other machines can reach, and /_sim/ hands out every key's secret and resets, revokes and rewrites the hub. Start it with --expose-control (exposeControl: true) to serve /_sim/ there anyway, or on 127.0.0.1.`,
     // Read per request: a docs build made while the simulator runs shows up at once.
     docsDir: options.docsDir ?? DEFAULT_DOCS_DIR,
     docsBuilding: () => pendingDocs > 0,
@@ -45,18 +89,20 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     maxHeaderBytes: options.maxHeaderBytes ?? 16 * 1024,
     logger: options.logger ?? false,
   });
-  const host = options.host ?? "127.0.0.1";
   await app.listen({ host, port: options.port ?? 4010 });
   // Soon after the server answers, not at once: compiling the validators takes ~150 ms,
   // which a request arriving right at launch would otherwise wait for; a submit made
   // later then does not pay for it.
   const warming = setTimeout(() => hub.warm(), 100);
   const address = app.server.address();
-  const port = address && typeof address === "object" ? address.port : options.port;
-  const shownHost = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
+  const port = address && typeof address === "object" ? address.port : options.port ?? 4010;
+  const urls = addressesOf(host, port);
+  const shownHost = host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "::" ? "::1" : host;
   let closed: Promise<void> | undefined;
   return {
-    url: `http://${shownHost}:${port}`,
+    url: addressUrl(shownHost, port),
+    urls: urls.length > 0 ? urls : [addressUrl(shownHost, port)],
+    control,
     hub,
     docsBuilding(build) {
       pendingDocs++;

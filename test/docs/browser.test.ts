@@ -70,7 +70,8 @@ describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => 
 
   beforeAll(async () => {
     await buildDocsSite({ outDir: dir });
-    site = await serveSite(dir, "/docs/");
+    // Under the headers the simulator serves /docs with (nosniff, each page's CSP).
+    site = await serveSite(dir, "/docs/", { docsHeaders: true });
     browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
     // Reduced motion: Redoc scrolls to a route without animation, so routes settle at once.
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, reducedMotion: "reduce" });

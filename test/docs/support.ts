@@ -4,6 +4,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize, sep } from "node:path";
+import { docsHeaders } from "../../src/simulator/http/docs.ts";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -22,8 +23,12 @@ export interface StaticSite {
   close(): Promise<void>;
 }
 
-/** Serves `dir` at `mount` on 127.0.0.1 (a random port). `/docs` redirects to `/docs/`. */
-export async function serveSite(dir: string, mount = "/docs/"): Promise<StaticSite> {
+/**
+ * Serves `dir` at `mount` on 127.0.0.1 (a random port). `/docs` redirects to `/docs/`.
+ * With `docsHeaders`, every file is served with the headers the simulator serves /docs with
+ * (nosniff, the pages' CSP), so a browser check of the docs runs under them.
+ */
+export async function serveSite(dir: string, mount = "/docs/", { docsHeaders: asDocs = false } = {}): Promise<StaticSite> {
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? "/", "http://localhost").pathname);
@@ -46,7 +51,9 @@ export async function serveSite(dir: string, mount = "/docs/"): Promise<StaticSi
       res.writeHead(404).end("not found");
       return;
     }
-    res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream" }).end(readFileSync(file));
+    const bytes = readFileSync(file);
+    const contentType = TYPES[extname(file)] ?? "application/octet-stream";
+    res.writeHead(200, asDocs ? docsHeaders(path, { contentType, bytes }) : { "content-type": contentType }).end(bytes);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;

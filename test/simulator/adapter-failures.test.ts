@@ -16,7 +16,7 @@ const envelopeValid = schemaValidator("ErrorEnvelope");
 let next: () => SimResponse;
 const hub = new Hub({ clockSpeed: 0 });
 hub.handle = () => next();
-const app = createServer(hub, { bodyLimit: 1 << 20, cors: false, docsDir: undefined, requestTimeoutSeconds: 30, maxHeaderBytes: 16 * 1024, logger: false });
+const app = createServer(hub, { bodyLimit: 1 << 20, cors: false, docsDir: undefined, requestTimeoutSeconds: 30, maxHeaderBytes: 16 * 1024, logger: false, allowedHosts: [] });
 let base = "";
 let errors: ReturnType<typeof vi.spyOn>;
 

@@ -133,7 +133,7 @@ describe("bodies", () => {
     expect(r.status).toBe(413);
     expect(r.json.error.code).toBe("request_too_large");
     const chunked = await rawExchange(
-      `POST /v1/generations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ghk_demo_full\r\nIdempotency-Key: c\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
+      `POST /v1/generations HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ghk_demo_full\r\nIdempotency-Key: c\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n` +
         `${(BODY_LIMIT * 2).toString(16)}\r\n${"x".repeat(BODY_LIMIT * 2)}\r\n0\r\n\r\n`,
     );
     const parsed = parseRaw(chunked);
@@ -146,8 +146,8 @@ describe("bodies", () => {
 describe("request lines and headers", () => {
   it("huge headers and huge query strings answer 413 in the envelope", async () => {
     for (const request of [
-      `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ghk_demo_full\r\nX-Filler: ${"a".repeat(40_000)}\r\n\r\n`,
-      `GET /v1/generations?${"q=1&".repeat(10_000)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `GET /v1/me HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ghk_demo_full\r\nX-Filler: ${"a".repeat(40_000)}\r\n\r\n`,
+      `GET /v1/generations?${"q=1&".repeat(10_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`,
     ]) {
       const answer = parseRaw(await rawExchange(request));
       expect(answer.status).toBe(413);
@@ -185,7 +185,7 @@ describe("clients that go away", () => {
   it("a client that disconnects mid-request changes nothing, and the server keeps serving", async () => {
     const body = JSON.stringify({ ...video, prompt: "half" });
     await rawExchange(
-      `POST /v1/generations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ghk_demo_full\r\nIdempotency-Key: half\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      `POST /v1/generations HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ghk_demo_full\r\nIdempotency-Key: half\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
       { end: true, quietMs: 100 },
     );
     expect((await sim.get("/v1/generations")).json.data).toEqual([]);
@@ -206,7 +206,7 @@ describe("clients that go away", () => {
     const { port } = new URL(sim.url);
     const socket = connect(Number(port), "127.0.0.1");
     await new Promise<void>((ok) => socket.on("connect", ok));
-    socket.write("GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ghk_demo_full\r\n\r\n");
+    socket.write("GET /v1/events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ghk_demo_full\r\n\r\n");
     await expect.poll(() => sim.hub.events.streamsOfKey("key_full")).toBe(1);
     socket.destroy();
     await expect.poll(() => sim.hub.events.streamsOfKey("key_full")).toBe(0);

@@ -148,11 +148,20 @@ describe("docs, links and the control interface", () => {
     }
   });
 
-  it("GEN-5: links in records start with the address the caller used (Host, X-Forwarded-Host)", async () => {
-    const viaProxy = await sim.get("/v1/generations", { headers: { "x-forwarded-host": "localhost:5173" } });
-    expect(viaProxy.json.data.find((g: { status: string }) => g.status === "DONE").output_urls[0]).toMatch(/^http:\/\/localhost:5173\/v1\/generations\/gen_\w+\/outputs\/\w+\/0$/);
-    const direct = await sim.get("/v1/generations");
-    expect(direct.json.data.find((g: { status: string }) => g.status === "DONE").output_urls[0].startsWith(`${sim.url}/v1/`)).toBe(true);
+  it("GEN-5: links in records start with the address the caller used (Host), never an X-Forwarded-Host; --public-url names a proxy's address", async () => {
+    const port = new URL(sim.url).port;
+    const done = (r: Awaited<ReturnType<Sim["get"]>>) => r.json.data.find((g: { status: string }) => g.status === "DONE").output_urls[0] as string;
+    const byName = await fetch(`http://localhost:${port}/v1/generations`, { headers: { authorization: "Bearer ghk_demo_full" } });
+    expect(done({ json: await byName.json() } as never)).toMatch(new RegExp(`^http://localhost:${port}/v1/generations/gen_\\w+/outputs/\\w+/0$`));
+    // Any caller could send X-Forwarded-Host: it would decide the session cookie's own origin and the OAuth issuer.
+    const forwarded = await sim.get("/v1/generations", { headers: { "x-forwarded-host": "localhost:5173", "x-forwarded-proto": "https" } });
+    expect(done(forwarded).startsWith(`${sim.url}/v1/`)).toBe(true);
+    const proxied = await startSim({ demoData: true, publicUrl: "http://localhost:5173" });
+    try {
+      expect(done(await proxied.get("/v1/generations")).startsWith("http://localhost:5173/v1/generations/")).toBe(true);
+    } finally {
+      await proxied.close();
+    }
   });
 
   it("the control interface lists state and refuses bad input in the envelope", async () => {

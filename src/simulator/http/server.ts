@@ -10,13 +10,26 @@ import { unreachable, type BodyAnswer, type SimRequest, type SimResponse, type S
 import type { Hub } from "../hub.ts";
 import { newRequestId } from "../state/util.ts";
 import { bodyLimitOf, tooLargeMessage, UPLOAD_ROUTES } from "./body-limits.ts";
-import { docsFile } from "./docs.ts";
+import { corsOpens } from "./cors.ts";
+import { docsFile, docsHeaders } from "./docs.ts";
+import { hostAllowList, hostnameOf } from "./hosts.ts";
 
 export interface ServerOptions {
   /** Largest request body accepted; above it answers 413 `request_too_large`. */
   bodyLimit: number;
-  /** Open CORS for local work: `true` reflects any origin, a list allows those origins. */
+  /**
+   * Open CORS for local work: `true` reflects any origin, a list allows those origins. It
+   * opens only the routes a browser app calls (http/cors.ts), never /_sim/ or /site/.
+   */
   cors: boolean | readonly string[];
+  /**
+   * Host names answered besides loopback names and IP addresses (http/hosts.ts): the
+   * name listened on, --public-url's, and --allowed-hosts (`.example.com` for a domain,
+   * `*` for any). Any other Host is refused (DNS rebinding).
+   */
+  allowedHosts: readonly string[];
+  /** Why the control interface is off (a non-loopback --host without --expose-control); /_sim/ then answers 404 saying so. */
+  controlOff?: string;
   /** Folder served at /docs when it exists. */
   docsDir: string | undefined;
   /** True while the docs are being built into `docsDir`: /docs then answers a page that says so. */
@@ -32,26 +45,22 @@ const EXPOSED = "X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, Locatio
 const ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-Id, Last-Event-ID, Accept-Language, If-None-Match";
 const HOST = /^[A-Za-z0-9.\-_:[\]]{1,255}$/;
 
-// Base addresses by Host header: the same few values arrive on every request.
+// Base addresses by Host header: the same few values arrive on every request. A proxy's
+// X-Forwarded-Host is not read: any caller could send one, and the base address decides
+// the session cookie's own origin and the OAuth issuer; --public-url names the address a
+// proxy shows instead.
 const baseByHost = new Map<string, string | null>();
 
 function baseUrlOf(raw: IncomingMessage, fallback: string): string {
-  const fwdHost = raw.headers["x-forwarded-host"];
-  const fwdProto = raw.headers["x-forwarded-proto"];
-  if (fwdHost === undefined && fwdProto === undefined) {
-    const host = raw.headers.host;
-    if (host === undefined) return fallback;
-    let base = baseByHost.get(host);
-    if (base === undefined) {
-      base = HOST.test(host) ? `http://${host}` : null;
-      if (baseByHost.size > 1000) baseByHost.clear();
-      baseByHost.set(host, base);
-    }
-    return base ?? fallback;
+  const host = raw.headers.host;
+  if (host === undefined) return fallback;
+  let base = baseByHost.get(host);
+  if (base === undefined) {
+    base = HOST.test(host) ? `http://${host}` : null;
+    if (baseByHost.size > 1000) baseByHost.clear();
+    baseByHost.set(host, base);
   }
-  const host = (typeof fwdHost === "string" ? fwdHost.split(",")[0]!.trim() : undefined) ?? raw.headers.host;
-  const proto = typeof fwdProto === "string" && /^https?$/.test(fwdProto.split(",")[0]!.trim()) ? fwdProto.split(",")[0]!.trim() : "http";
-  return host && HOST.test(host) ? `${proto}://${host}` : fallback;
+  return base ?? fallback;
 }
 
 /**
@@ -67,8 +76,8 @@ function repeatedAuthorization(rawHeaders: readonly string[]): string[] | undefi
   return values && values.length > 1 ? values : undefined;
 }
 
-function corsAllows(option: ServerOptions["cors"], origin: string | undefined): origin is string {
-  if (!origin || option === false) return false;
+function corsAllows(option: ServerOptions["cors"], origin: string | undefined, path: string): origin is string {
+  if (!origin || option === false || !corsOpens(path)) return false;
   return option === true || option.includes(origin);
 }
 
@@ -86,8 +95,31 @@ function rawAnswer(status: number, reason: string, requestId: string, body: stri
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nCache-Control: private, no-store\r\nConnection: close\r\n\r\n${body}`;
 }
 
+/** The path of a request, without its query. */
+function pathOf(request: FastifyRequest): string {
+  const url = request.raw.url ?? "/";
+  const q = url.indexOf("?");
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** Why a Host is refused, and the flag that allows it. */
+function hostRefused(host: string): string {
+  const name = hostnameOf(host) ?? host;
+  return `The Host ${JSON.stringify(host.slice(0, 200))} is not a name of this simulator: a page of another site may have pointed its own name at this machine (DNS rebinding), so only loopback names (localhost, *.localhost), IP addresses and the names it was given are answered. To reach it by this name, start it with --allowed-hosts ${JSON.stringify(name.slice(0, 200))} (or SIM_ALLOWED_HOSTS).`;
+}
+
+/** Why a preflight is refused, and what to do instead. */
+function closedCors(origin: string, path: string): string {
+  const shown = JSON.stringify(origin.slice(0, 200));
+  if (!corsOpens(path)) {
+    return `No cross-origin access to ${path.slice(0, 200)} for ${origin.slice(0, 200)}: CORS never opens here (the control interface /_sim/, the site's pages and forms, /oauth/authorize and the docs are for the simulator's own pages and tools). --cors opens /v1, the storage upload PUT and the OAuth routes a browser app calls.`;
+  }
+  return `No cross-origin access for ${origin.slice(0, 200)}: browsers cannot send API keys or tokens to /v1 (CORS for Authorization is closed, as on the real hub). Call the API through your dev server's proxy, or start the simulator with --cors ${shown} for local work.`;
+}
+
 export function createServer(hub: Hub, options: ServerOptions): FastifyInstance {
   let fallbackBase = "http://127.0.0.1";
+  const allowsHost = hostAllowList(options.allowedHosts);
 
   const app = Fastify({
     logger: options.logger,
@@ -136,7 +168,7 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
 
   function corsHeaders(request: FastifyRequest): Record<string, string> {
     const origin = request.headers.origin;
-    if (!corsAllows(options.cors, origin)) return {};
+    if (!corsAllows(options.cors, origin, pathOf(request))) return {};
     return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED };
   }
 
@@ -251,23 +283,31 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
   }
 
   function serve(request: FastifyRequest, reply: FastifyReply): void {
+    const host = request.raw.headers.host;
     // Every route, docs and preflight included: HTTP/1.1 requires Host (RFC 9112).
-    if (request.raw.headers.host === undefined && request.raw.httpVersion === "1.1") {
+    if (host === undefined && request.raw.httpVersion === "1.1") {
       send(request, reply, hub.refuse(simRequest(request), "invalid_request", "An HTTP/1.1 request must carry a Host header.", [{ field: "Host", reason: "required", message: "Host is required" }]));
       return;
     }
-    const url = request.raw.url ?? "/";
-    const preflight = request.method === "OPTIONS" && request.headers.origin !== undefined && request.headers["access-control-request-method"] !== undefined;
-    if (preflight && !corsAllows(options.cors, request.headers.origin)) {
+    if (host !== undefined && !allowsHost(host)) {
+      send(request, reply, hub.refuse(simRequest(request), "origin_mismatch", hostRefused(host)));
+      return;
+    }
+    const path = pathOf(request);
+    if (options.controlOff && (path === "/_sim" || path.startsWith("/_sim/"))) {
+      send(request, reply, hub.refuse(simRequest(request), "not_found", options.controlOff));
+      return;
+    }
+    const origin = request.headers.origin;
+    const preflight = request.method === "OPTIONS" && origin !== undefined && request.headers["access-control-request-method"] !== undefined;
+    if (preflight && !corsAllows(options.cors, origin, path)) {
       // Closed as on the real hub; the answer (visible in the browser's network panel) says why and what to do.
-      const origin = request.headers.origin!;
-      const message = `No cross-origin access for ${origin.slice(0, 200)}: browsers cannot send API keys or tokens to /v1 (CORS for Authorization is closed, as on the real hub). Call the API through your dev server's proxy, or start the simulator with --cors ${JSON.stringify(origin.slice(0, 200))} for local work.`;
-      send(request, reply, hub.refuse(simRequest(request), "not_found", message));
+      send(request, reply, hub.refuse(simRequest(request), "not_found", closedCors(origin!, path)));
       return;
     }
     if (preflight) {
       reply.code(204).headers({
-        "access-control-allow-origin": request.headers.origin!,
+        "access-control-allow-origin": origin!,
         "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE",
         "access-control-allow-headers": ALLOWED_HEADERS,
         "access-control-max-age": "600",
@@ -275,19 +315,18 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
       }).send();
       return;
     }
-    if (options.docsDir && url.startsWith("/docs") && (request.method === "GET" || request.method === "HEAD")) {
-      const path = url.split("?")[0]!;
+    if (options.docsDir && path.startsWith("/docs") && (request.method === "GET" || request.method === "HEAD")) {
       const file = path === "/docs" || path.startsWith("/docs/") ? docsFile(options.docsDir, path) : undefined;
       if (file) {
         if (path === "/docs") {
           reply.code(301).header("location", "/docs/").send();
           return;
         }
-        reply.code(200).header("content-type", file.contentType).header("cache-control", "no-cache").send(file.bytes);
+        reply.code(200).headers(docsHeaders(path, file)).send(file.bytes);
         return;
       }
       if (options.docsBuilding?.()) {
-        reply.code(503).headers({ "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "retry-after": "1" }).send(DOCS_BUILDING_PAGE);
+        reply.code(503).headers({ "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "retry-after": "1", "x-content-type-options": "nosniff", "content-security-policy": "default-src 'none'; frame-ancestors 'none'" }).send(DOCS_BUILDING_PAGE);
         return;
       }
     }
