@@ -121,6 +121,34 @@ describe("the dev tools installed in another project", () => {
     expect(await (await fetch(`${mock.url}/docs/reference.html`)).text()).toContain("Generation Hub");
     // Nothing of the package was built on this machine: the docs are the ones it shipped.
     expect(mock.output()).not.toContain("Docs built");
+    expect(docs.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(docs.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+  });
+
+  it("`generation-hub mock` is not a page's to take over: a rebound Host is refused naming the flag, /_sim/ takes JSON, --help lists the flags", async () => {
+    const mock = await startMock(["--port", "0", "--allowed-hosts", "sim.test"]);
+    const port = new URL(mock.url).port;
+    const { request } = await import("node:http");
+    const hostOf = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port, path: "/_sim/state", headers: { host } }, (res) => {
+          let body = "";
+          res.on("data", (d) => (body += d));
+          res.on("end", () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    const rebound = await hostOf(`evil.example:${port}`);
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toContain("--allowed-hosts");
+    expect((await hostOf(`sim.test:${port}`)).status).toBe(200);
+    expect((await fetch(`${mock.url}/_sim/reset`, { method: "POST" })).status).toBe(400);
+    expect((await fetch(`${mock.url}/_sim/reset`, { method: "POST", headers: { "content-type": "application/json" } })).status).toBe(200);
+    expect((await fetch(`${mock.url}/_sim/reset`, { method: "POST", headers: { "content-type": "application/json", origin: "https://evil.example" } })).status).toBe(403);
+    const help = run(join(project, "node_modules/.bin/generation-hub"), ["mock", "--help"], project);
+    expect(help).toContain("--allowed-hosts");
+    expect(help).toContain("--expose-control");
   });
 
   it("`generation-hub mock --help` names the command as the user types it; a bad flag is one usage error", () => {
