@@ -119,7 +119,8 @@ const limits = (o: SimulatorOptions) => (o.rateLimits ??= {});
 const session = (o: SimulatorOptions) => (o.session ??= {});
 const oauthOf = (o: SimulatorOptions) => (o.oauth ??= {});
 
-const SETTINGS: Setting[] = [
+/** Every option of the command line, once: its flag, environment variable and help (`--help` prints them). */
+export const SETTINGS: readonly Setting[] = [
   { flag: "host", env: "SIM_HOST", kind: "string", help: "address to listen on (default 127.0.0.1); another (0.0.0.0, a network address) serves the API to the network, with /_sim/ off unless --expose-control", apply: (o, v) => (o.host = v as string) },
   { flag: "allowed-hosts", env: "SIM_ALLOWED_HOSTS", kind: "string", help: "Host names answered besides localhost, *.localhost, IP addresses and --host, comma-separated: `.example.com` for a domain and its subdomains, `*` for any (default: none; other names get 403, a DNS rebinding guard)", apply: (o, v) => (o.allowedHosts = String(v).split(",").map((s) => s.trim()).filter(Boolean)) },
   { flag: "expose-control", env: "SIM_EXPOSE_CONTROL", kind: "boolean", help: "serve the control interface /_sim/ on a --host other than loopback too (it hands out every key's secret; default off)", apply: (o, v) => (o.exposeControl = v as boolean) },

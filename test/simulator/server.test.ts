@@ -1,14 +1,22 @@
 // The HTTP side: `npm start` (the CLI), CORS (closed by default, opened by a flag),
 // the /docs folder, the control interface, and links built from the caller's address.
-import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SETTINGS } from "../../src/simulator/cli.ts";
 import { demoKeys } from "../../src/simulator/index.ts";
 import { runCli, startCli } from "./support/cli.ts";
 import { startSim, type Sim } from "./support/harness.ts";
 
 describe("npm start", () => {
+  it("every option of the command line is a row of the simulator guide's table, with its environment variable", () => {
+    const guide = readFileSync("docs/simulator.md", "utf8");
+    expect(SETTINGS.length).toBeGreaterThan(25);
+    const missing = SETTINGS.filter((s) => !guide.includes(`| \`--${s.flag}\` | \`${s.env}\` |`)).map((s) => `--${s.flag}`);
+    expect(missing).toEqual([]);
+  });
+
   it("starts with no set-up, prints its base address and the demo credentials, serves until stopped; flags and environment configure it", async () => {
     const docsDir = join(mkdtempSync(join(tmpdir(), "sim-docs-")), "site");
     const cli = await startCli(["--port", "0", "--clock-speed", "0"], { SIM_HOST: "127.0.0.1", SIM_KEY_QUOTA: "7", SIM_DOCS_DIR: docsDir });
