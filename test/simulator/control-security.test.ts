@@ -3,7 +3,7 @@
 // still works for the developer (tools, the simulator's own pages, loopback dev servers,
 // names given with --allowed-hosts). The same page in a real browser: control-browser.test.ts.
 import { request } from "node:http";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -278,6 +278,7 @@ describe("7. /docs/ is never sniffed and runs only its own scripts; X-Forwarded-
       expect(json.headers["x-content-type-options"]).toBe("nosniff");
     } finally {
       await docs.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
