@@ -33,4 +33,4 @@ export const IN_PROGRESS_STATUSES: ReadonlySet<string> = new Set(["QUEUED", "PEN
  * Contract: the one value of `type` in `schemas/submit/{Video,Image,Upscale,Text}Submit.json`
  * and the `not.enum` of `schemas/submit/Model3dSubmit.json`.
  */
-export const KNOWN_SUBMIT_TYPES: readonly string[] = ["video", "image", "upscale", "text"];
+export const KNOWN_SUBMIT_TYPES = ["video", "image", "upscale", "text"] as const;
