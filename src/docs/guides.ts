@@ -22,6 +22,7 @@ export const REQUIRED_GUIDES = [
   "rate-limits",
   "uploads",
   "oauth",
+  "generators",
   "not-shown",
 ] as const;
 
