@@ -2,7 +2,8 @@
 // published bundle: @readme/openapi-parser (swagger-parser's successor) validates every
 // file, and Scalar loads the files as its API reference does (json-magic), then validates
 // and dereferences the whole. Both must find nothing. (Redocly's recommended-strict alone is
-// in test/contract/lint.test.ts; Spectral in spectral.test.ts.)
+// in test/contract/lint.test.ts; Spectral in spectral.test.ts; Scalar's rendered reference in
+// scalar.test.ts.)
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
