@@ -1130,6 +1130,7 @@ export interface components {
          */
         GenerationFailure: {
             reason: components["schemas"]["FailureReason"];
+            /** @description Never present: `error.code` belongs to the error envelope, never to a record. */
             code?: never;
         } & {
             [key: string]: unknown;
@@ -1249,7 +1250,7 @@ export interface components {
             reference_face_mask?: boolean[];
             reference_hashes?: string[];
             reference_audio?: string[];
-            /** @constant */
+            /** @enum {string} */
             type: "video";
         };
         /**
@@ -1282,7 +1283,7 @@ export interface components {
              * @enum {string}
              */
             promo_mode?: "queue" | "unlimited";
-            /** @constant */
+            /** @enum {string} */
             type: "image";
         };
         /**
@@ -1313,7 +1314,7 @@ export interface components {
             denoise?: components["schemas"]["UpscaleUnitInterval"];
             fix_compression?: components["schemas"]["UpscaleUnitInterval"];
             creativity?: components["schemas"]["UpscaleUnitInterval"];
-            /** @constant */
+            /** @enum {string} */
             type: "upscale";
         };
         /**
@@ -1346,7 +1347,7 @@ export interface components {
          * @description The streaming `text` surface is not submitted through this API: a submit or an estimate of this type answers 503 `submit_unavailable` naming the type and charges nothing. The schema lets such a body through so that it reaches that answer; its other fields are not shown.
          */
         TextSubmit: {
-            /** @constant */
+            /** @enum {string} */
             type: "text";
         } & {
             [key: string]: unknown;
@@ -1689,6 +1690,7 @@ export interface components {
             from: "user" | "support";
             /** @description Returned exactly as written. */
             text: string;
+            /** @description On send, up to 3 upload `reference` values (not links); what the items of a returned message are is not said, so they are left open. */
             images?: unknown[];
             client_msg_id?: components["schemas"]["ClientMessageId"];
         } & {
@@ -2014,7 +2016,9 @@ export interface components {
             application_type: components["schemas"]["ApplicationType"];
             jwks?: components["schemas"]["Jwks"];
             jwks_uri?: components["schemas"]["HttpsUrl"];
+            /** @description Never present: no client secret is ever issued. */
             client_secret?: never;
+            /** @description Never present: there is no registration management token. */
             registration_access_token?: never;
         } & {
             [key: string]: unknown;
@@ -2040,7 +2044,9 @@ export interface components {
             policy_uri?: components["schemas"]["HttpsUrl"];
             tos_uri?: components["schemas"]["HttpsUrl"];
             contacts?: string[];
+            /** @description Never present: a document that carries it is refused. */
             client_secret?: never;
+            /** @description Never present: a document that carries it is refused. */
             client_secret_expires_at?: never;
         } & {
             [key: string]: unknown;

@@ -19,3 +19,16 @@ export const outputs = {
   types: at("generated/types.ts"),
   traceability: at("generated/traceability.md"),
 };
+
+/**
+ * The consumer matrix's own package: other repositories' generators and validators, pinned,
+ * with the Node 24 they need (`npm run consumers:install`; test/consumers/ runs them).
+ */
+export const consumers = {
+  root: at("consumers"),
+  runtime: at("consumers/runtime"),
+  /** The Node 24 binary the tools run on. */
+  node: at("consumers/runtime/node_modules/.bin/node"),
+  /** Where the tests generate, inside the package so its modules resolve (git-ignored). */
+  work: at("consumers/.work"),
+};

@@ -14,6 +14,13 @@ import ts from "typescript";
 // callers mark it with the client's `model3dType()` helper.
 export const MODEL_3D_TYPE_PLACEHOLDER = "<3D type not shown>";
 
+/** `{"not": {}}`, with nothing beside it but annotations: a schema no value matches. */
+function isNeverSchema(schema: unknown): boolean {
+  if (!schema || typeof schema !== "object") return false;
+  const { not, description, ...rest } = schema as { not?: unknown; description?: unknown };
+  return Object.keys(rest).length === 0 && !!not && typeof not === "object" && Object.keys(not).length === 0;
+}
+
 export async function generateTypes(doc: Record<string, unknown>): Promise<string> {
   // The project's lint config runs its own rules; here only resolution is needed.
   const redocly = await createConfig({ rules: {} } as never, { configPath: undefined } as never);
@@ -24,6 +31,9 @@ export async function generateTypes(doc: Record<string, unknown>): Promise<strin
     rootTypesKeepCasing: true,
     redocly,
     transform(schema, options) {
+      // `{"not": {}}` (the contract's "never present", written without boolean subschemas
+      // for other generators' sake) is `never`, as a `false` subschema would be.
+      if (isNeverSchema(schema)) return ts.factory.createKeywordTypeNode(ts.SyntaxKind.NeverKeyword);
       // The only string schema defined as "not one of the known types" is the 3D
       // variant's `type` (openapi-typescript does not pass the property name).
       const not = (schema as { not?: { enum?: unknown[] } }).not;

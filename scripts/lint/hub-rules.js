@@ -140,6 +140,40 @@ function ExplicitAdditionalProperties() {
   };
 }
 
+// Keywords whose value is one subschema, a map of them, or a list of them (JSON Schema
+// 2020-12). `additionalProperties` and `unevaluatedProperties` are left out: `false` and
+// `true` there are how every tool reads a closed or an open object.
+const ONE_SUBSCHEMA = ["items", "contains", "propertyNames", "if", "then", "else", "not", "unevaluatedItems", "contentSchema"];
+const SUBSCHEMA_MAPS = ["properties", "patternProperties", "$defs", "dependentSchemas"];
+const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/**
+ * No boolean subschemas: write `{}` for `true` and `{"not": {}}` for `false`. They mean the
+ * same in 2020-12, but code generators crash on the boolean form (orval: "Cannot use 'in'
+ * operator to search for '$ref' in true"; openapi-zod-client: "Schema is required").
+ */
+function NoBooleanSubschemas() {
+  const report = (ctx, path, value) =>
+    ctx.report({
+      message: `Boolean subschema \`${value}\`: write \`${value ? "{}" : '{"not": {}}'}\` (generators crash on the boolean form).`,
+      location: ctx.location.child(path),
+    });
+  return {
+    Schema: {
+      enter(schema, ctx) {
+        if (!schema || typeof schema !== "object") return;
+        for (const key of ONE_SUBSCHEMA) if (typeof schema[key] === "boolean") report(ctx, [key], schema[key]);
+        for (const key of SUBSCHEMA_MAPS) {
+          for (const [name, sub] of Object.entries(schema[key] ?? {})) if (typeof sub === "boolean") report(ctx, [key, name], sub);
+        }
+        for (const key of SUBSCHEMA_LISTS) {
+          if (Array.isArray(schema[key])) schema[key].forEach((sub, i) => typeof sub === "boolean" && report(ctx, [key, i], sub));
+        }
+      },
+    },
+  };
+}
+
 function refName(schema) {
   const ref = schema?.$ref;
   if (!ref) return undefined;
@@ -158,6 +192,7 @@ export default function hubRules() {
         "error-envelope": ErrorEnvelope,
         "response-examples": ResponseExamples,
         "explicit-additional-properties": ExplicitAdditionalProperties,
+        "no-boolean-subschemas": NoBooleanSubschemas,
       },
     },
   };

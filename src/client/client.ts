@@ -5,9 +5,9 @@ import createClient, { type Client, type MaybeOptionalInit } from "openapi-fetch
 import type { GenerationRecord, Model3dSubmit, SubmitRequest, paths } from "../../generated/types.ts";
 import { errorFromAnswer, HubError } from "./errors.ts";
 import { randomId } from "./ids.ts";
-import { KNOWN_SUBMIT_TYPES } from "./limits.ts";
 import { parseRateLimit, type RateLimit } from "./ratelimit.ts";
 import { createTransport, type CallOptions, type Credentials, type FetchLike, type RetryOptions } from "./retry.ts";
+import { isKnownSubmitType } from "./submit-types.ts";
 
 export type HttpMethod = "get" | "put" | "post" | "delete" | "patch";
 
@@ -146,6 +146,6 @@ export function createHubCore(options: HubClientOptions): HubCore {
  * values (`video`, `image`, `upscale`, `text`) are refused: they are not 3D.
  */
 export function model3dType(value: string): Model3dSubmit["type"] {
-  if (KNOWN_SUBMIT_TYPES.includes(value)) throw new HubError(`"${value}" is a known submit type, not the 3D variant's`);
+  if (isKnownSubmitType(value)) throw new HubError(`"${value}" is a known submit type, not the 3D variant's`);
   return value as Model3dSubmit["type"];
 }

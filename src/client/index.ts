@@ -37,6 +37,7 @@ export function createHubClient(options: HubClientOptions): HubClient {
 }
 
 export { createHubCore, HubResult, model3dType } from "./client.ts";
+export { isKnownSubmitType, isModel3dSubmit, isSubmitOfType, type KnownSubmitType, type Model3dSubmitOf, type SubmitOfType } from "./submit-types.ts";
 export type { HubClientOptions, HubCore, HubMethod, PathsWith, SubmitOptions, SuccessData, TokenProvider, InitArg } from "./client.ts";
 export { HubAbortError, HubApiError, HubConnectionError, HubError, HubHttpError, HubStreamTerminatedError, HubTimeoutError } from "./errors.ts";
 export { parseRateLimit, type RateLimit } from "./ratelimit.ts";

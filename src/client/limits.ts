@@ -30,7 +30,7 @@ export const IN_PROGRESS_STATUSES: ReadonlySet<string> = new Set(["QUEUED", "PEN
 
 /**
  * Submit `type` values of the known variants; the 3D variant takes any other string.
- * Contract: the `const` of `type` in `schemas/submit/{Video,Image,Upscale,Text}Submit.json`
+ * Contract: the one value of `type` in `schemas/submit/{Video,Image,Upscale,Text}Submit.json`
  * and the `not.enum` of `schemas/submit/Model3dSubmit.json`.
  */
-export const KNOWN_SUBMIT_TYPES: readonly string[] = ["video", "image", "upscale", "text"];
+export const KNOWN_SUBMIT_TYPES = ["video", "image", "upscale", "text"] as const;

@@ -22,4 +22,5 @@ export const UNCHECKED: Readonly<Record<string, string>> = {
   "VER-3": "the seed names no retired route",
   "VER-4": "a gap of the seed: there is nothing to observe",
   "GAP-1": "about the contract document, not the server",
+  "GAP-2": "about the contract document, not the server",
 };

@@ -33,6 +33,17 @@ export function deref<T = JsonObject>(node: unknown): T {
   return current as T;
 }
 
+/**
+ * The one value a schema allows: its `const`, or the value of an `enum` of one (the form
+ * the text submit variant's `type` takes, see schemas/submit/TextSubmit.json).
+ */
+export function singleValue(schema: unknown): Json | undefined {
+  if (!schema || typeof schema !== "object") return undefined;
+  const s = deref(schema);
+  if ("const" in s) return s.const;
+  return Array.isArray(s.enum) && s.enum.length === 1 ? s.enum[0] : undefined;
+}
+
 /** Reads a JSON pointer (`#/a/b~1c`) in the bundle. */
 export function pointer(ref: string): Json | undefined {
   if (!ref.startsWith("#")) throw new Error(`Only local refs are supported: ${ref}`);

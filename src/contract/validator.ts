@@ -2,7 +2,7 @@
 // simulator (requests), the tests and the conformance suite (responses).
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import * as formatsModule from "ajv-formats";
-import { contract, deref, pointer, schema, type Json, type JsonObject, type Operation } from "./document.ts";
+import { contract, deref, pointer, schema, singleValue, type Json, type JsonObject, type Operation } from "./document.ts";
 
 // ajv-formats is CommonJS with a default export; unwrap it the same way in Node and TS.
 const addFormats = ((formatsModule as unknown as { default?: unknown }).default ?? formatsModule) as (ajv: Ajv2020) => void;
@@ -260,8 +260,7 @@ function discriminatorOf(branches: JsonObject[]): string {
 }
 
 function constOf(branch: JsonObject, key: string): Json | undefined {
-  const prop = (branch.properties as JsonObject | undefined)?.[key];
-  return prop && typeof prop === "object" ? (deref(prop) as JsonObject).const : undefined;
+  return singleValue((branch.properties as JsonObject | undefined)?.[key]);
 }
 
 function validateOrErrors(fn: ValidateFunction, value: unknown): ErrorObject[] | null {

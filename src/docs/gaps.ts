@@ -1,5 +1,6 @@
 // Everything the seed marks "not shown", read from the `x-not-shown` annotations of the
-// contract with the place each one sits at, so the docs list cannot drift from it.
+// contract with the place each one sits at, so the docs list cannot drift from it; and the
+// same for the request inputs the seed gives no bound (`x-no-bound`).
 import { METHODS, contract, type Json, type JsonObject } from "../contract/index.ts";
 import { derefIn } from "./json.ts";
 import { operationRoute, schemaRoute } from "./routes.ts";
@@ -17,25 +18,28 @@ export interface Gap {
 
 const escapePointer = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 
-function collect(node: Json | undefined, path: string[], out: { path: string[]; quote: string }[]): void {
+/** The annotations that record a gap: one the seed marks "not shown", an input it gives no bound. */
+export type GapKind = "x-not-shown" | "x-no-bound";
+
+function collect(node: Json | undefined, path: string[], kind: GapKind, out: { path: string[]; quote: string }[]): void {
   if (!node || typeof node !== "object") return;
   if (Array.isArray(node)) {
-    node.forEach((child, k) => collect(child, [...path, String(k)], out));
+    node.forEach((child, k) => collect(child, [...path, String(k)], kind, out));
     return;
   }
   for (const [key, value] of Object.entries(node)) {
-    if (key === "x-not-shown") {
+    if (key === kind) {
       for (const quote of Array.isArray(value) ? value : [value]) out.push({ path, quote: String(quote) });
     } else {
-      collect(value, [...path, key], out);
+      collect(value, [...path, key], kind, out);
     }
   }
 }
 
 /** The raw annotations: JSON path (as keys) and quote. */
-export function gapAnnotations(doc: JsonObject = contract): { path: string[]; quote: string }[] {
+export function gapAnnotations(doc: JsonObject = contract, kind: GapKind = "x-not-shown"): { path: string[]; quote: string }[] {
   const out: { path: string[]; quote: string }[] = [];
-  collect(doc, [], out);
+  collect(doc, [], kind, out);
   return out;
 }
 
@@ -101,8 +105,8 @@ function usersOfResponse(doc: JsonObject, name: string): { link: string; status:
 }
 
 /** Every gap with a readable place and a link (`op:` / `schema:` links, see the guides). */
-export function gaps(doc: JsonObject = contract): Gap[] {
-  return gapAnnotations(doc).map(({ path, quote }) => {
+export function gaps(doc: JsonObject = contract, kind: GapKind = "x-not-shown"): Gap[] {
+  return gapAnnotations(doc, kind).map(({ path, quote }) => {
     const pointer = "#/" + path.map(escapePointer).join("/");
     const [top, a, b, ...rest] = path;
     if (top === "info") return { pointer, quote, group: "API", where: "The API as a whole (versioning)" };
@@ -129,7 +133,7 @@ export function gaps(doc: JsonObject = contract): Gap[] {
             : `, the ${statuses} answer of ${users.length} operations`;
       return { pointer, quote, group: "Responses", where: `Response \`${b}\`${usedBy}` };
     }
-    throw new Error(`x-not-shown at ${pointer}: no reader-facing place is known for this location; teach src/docs/gaps.ts`);
+    throw new Error(`${kind} at ${pointer}: no reader-facing place is known for this location; teach src/docs/gaps.ts`);
   });
 }
 

@@ -8,12 +8,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { contract, errorCodes, operations, type JsonObject } from "../contract/index.ts";
 import { errorRows } from "./enrich.ts";
-import { groupedGaps } from "./gaps.ts";
+import { gaps, groupedGaps } from "./gaps.ts";
 import { derefIn } from "./json.ts";
 import { renderMarkdown, slugify, stripInline, type Heading } from "./markdown.ts";
 import { REFERENCE_PAGE, operationRoute, schemaRoute, tagRoute } from "./routes.ts";
 
-/** The guides issue 6 asks for, in reading order. The build fails when one is missing. */
+/** The guides the site carries, in reading order. The build fails when one is missing. */
 export const REQUIRED_GUIDES = [
   "getting-started",
   "errors",
@@ -22,6 +22,7 @@ export const REQUIRED_GUIDES = [
   "rate-limits",
   "uploads",
   "oauth",
+  "generators",
   "not-shown",
 ] as const;
 
@@ -147,6 +148,11 @@ export const GENERATED: Record<string, () => string> = {
   "not-shown": () => {
     const rows = groupedGaps().map((g) => `| ${cell(g.quote)} | ${g.places.map(cell).join("; ")} |`);
     return ["| What the seed says | Where it applies |", "|---|---|", ...rows].join("\n");
+  },
+  // The request inputs the seed names without a bound, from the `x-no-bound` annotations.
+  "no-bound": () => {
+    const rows = groupedGaps(gaps(contract, "x-no-bound")).map((g) => `| ${cell(g.quote)} | ${g.places.map(cell).join("; ")} |`);
+    return ["| Where the seed names it | Input |", "|---|---|", ...rows].join("\n");
   },
 };
 

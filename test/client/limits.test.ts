@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { BATCH_MAX_IDS, DEAD_CONNECTION_MS, HEARTBEAT_SECONDS } from "../../src/client/index.ts";
 import { IN_PROGRESS_STATUSES, KNOWN_SUBMIT_TYPES } from "../../src/client/limits.ts";
-import { bound, deref, generationStatuses, inProgressStatuses, schema, streamLimits, type JsonObject } from "../../src/contract/index.ts";
+import { bound, deref, generationStatuses, inProgressStatuses, schema, singleValue, streamLimits, type JsonObject } from "../../src/contract/index.ts";
 
 describe("client constants match the contract", () => {
   it("BATCH-1 LIM-7: the batch limit is GenerationStatusRequest.ids maxItems", () => {
@@ -22,7 +22,7 @@ describe("client constants match the contract", () => {
 
   it("SUB-3D: the known submit types are the variants' constants, which the 3D variant's type excludes", () => {
     const variants = ((schema("SubmitRequest").oneOf as JsonObject[]) ?? []).map((b) => deref(b));
-    const consts = variants.map((v) => deref((v.properties as JsonObject).type as JsonObject).const).filter((c): c is string => typeof c === "string");
+    const consts = variants.map((v) => singleValue((v.properties as JsonObject).type)).filter((c): c is string => typeof c === "string");
     expect([...KNOWN_SUBMIT_TYPES].sort()).toEqual(consts.sort());
     const threeD = deref(schema("Model3dSubmit"));
     const not = (deref((threeD.properties as JsonObject).type as JsonObject).not as JsonObject).enum as string[];

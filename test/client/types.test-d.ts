@@ -6,7 +6,10 @@ import { expectTypeOf } from "vitest";
 import {
   createHubClient,
   HubApiError,
+  isModel3dSubmit,
+  isSubmitOfType,
   model3dType,
+  type KnownSubmitType,
   type ErrorCode,
   type GenerationPage,
   type GenerationRecord,
@@ -46,6 +49,36 @@ export function narrowing(body: SubmitRequest) {
       expectTypeOf(body).toEqualTypeOf<Model3dSubmit>();
   }
 }
+
+// --- Guards: narrowing on `type` for any generator's submit union. ---------------------
+// Other generators type the 3D variant's `type` as `string` (its value is not shown), so
+// `===` cannot narrow their union; the guards pick the member by its literal.
+type OtherVideo = { type: "video"; duration?: number };
+type Other3d = { type: string; format?: string };
+type OtherText = { type: "text"; [key: string]: unknown };
+type OtherSubmit = OtherVideo | Other3d | OtherText;
+export function guards(body: OtherSubmit, ours: SubmitRequest) {
+  if (body.type === "video") {
+    // @ts-expect-error the 3D variant stays in: its `type` may be any string
+    void body.duration;
+  }
+  if (isSubmitOfType(body, "video")) expectTypeOf(body).toEqualTypeOf<OtherVideo>();
+  else if (isSubmitOfType(body, "text")) expectTypeOf(body).toEqualTypeOf<OtherText>();
+  else expectTypeOf(body).toEqualTypeOf<Other3d>();
+  if (isModel3dSubmit(body)) expectTypeOf(body).toEqualTypeOf<Other3d>();
+  if (isSubmitOfType(ours, "upscale")) expectTypeOf(ours).toEqualTypeOf<UpscaleSubmit>();
+  if (isModel3dSubmit(ours)) expectTypeOf(ours).toEqualTypeOf<Model3dSubmit>();
+  // @ts-expect-error only a known type narrows (the 3D value is not shown)
+  isSubmitOfType(body, "mesh");
+}
+// swagger-typescript-api types the 3D variant's `type` as `any`: it is still not "video".
+type AnyType3d = { type: any; format?: string };
+export function guardsWithAny(body: OtherVideo | AnyType3d | OtherText) {
+  if (isSubmitOfType(body, "video")) expectTypeOf(body).toEqualTypeOf<OtherVideo>();
+  if (isSubmitOfType(body, "text")) expectTypeOf(body).toEqualTypeOf<OtherText>();
+  if (isModel3dSubmit(body)) expectTypeOf(body).toEqualTypeOf<AnyType3d>();
+}
+expectTypeOf<KnownSubmitType>().toEqualTypeOf<Exclude<SubmitRequest["type"], Model3dSubmit["type"]>>();
 
 // Defaults do not make request fields required: a video needs only `type` and `model`.
 export const minimalVideo: VideoSubmit = { type: "video", model: "m" };

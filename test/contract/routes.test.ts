@@ -1,6 +1,8 @@
 // The contract side of the seed's route rules: which operation answers which codes,
 // takes which body, carries which limit or records which gap.
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { at } from "../../scripts/lib/paths.ts";
 import { bound, deref, operationById, operations, schema, schemaValidator, statusOf, type JsonObject } from "../../src/contract/index.ts";
 import { contract, errorCodesOf, isV1, responsesOf } from "../support/contract.ts";
 import { backticked, section, seedText, tableAfter } from "../support/seed.ts";
@@ -82,6 +84,15 @@ describe("the service", () => {
     expect(String(deref<JsonObject>((contract.paths as JsonObject)["/v1/generations/{id}"])["x-not-shown"])).toMatch(/cancel\/delete/);
     const oauth2 = deref<JsonObject>(((contract.components as JsonObject).securitySchemes as JsonObject).oauth2);
     expect(String(oauth2["x-not-shown"])).toMatch(/workflows:read/);
+  });
+});
+
+describe("the description's owner", () => {
+  it("names a contact and the package's licence (the seed shows neither for the API)", () => {
+    const info = contract.info as JsonObject;
+    const pkg = JSON.parse(readFileSync(at("package.json"), "utf8")) as { name: string; license: string };
+    expect(String((info.contact as JsonObject).name)).toContain(pkg.name);
+    expect((info.license as JsonObject).name).toBe(pkg.license);
   });
 });
 

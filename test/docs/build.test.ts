@@ -170,6 +170,13 @@ describe("docs build", () => {
     }
   });
 
+  it("GAP-2: every request input without a stated bound is on the not-shown page, with the words that name it", () => {
+    const page = normalize(read("guides/not-shown.html").replace(/<[^>]+>/g, "").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&"));
+    const annotations = gapAnnotations(undefined, "x-no-bound");
+    expect(annotations.length).toBeGreaterThan(0);
+    for (const { path, quote } of annotations) expect(page, path.join("/")).toContain(normalize(quote).replace(/`/g, ""));
+  });
+
   it("every operation and webhook carries its code sample (docs/samples/<operationId>.ts) word for word", () => {
     for (const op of referenceOperations(reference)) {
       const group = op.webhook ? "webhooks" : "paths";

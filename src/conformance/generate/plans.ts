@@ -4,7 +4,7 @@
 // know (model ids from the catalog, ids of objects that exist, the 3D variant's `type`).
 // Operations left out say why (`SKIPPED`).
 import fc from "fast-check";
-import { deref, detailReasons, operationById, schemaValidator, toDetails, validateChosen, type Detail, type Json, type JsonObject, type Operation } from "../../contract/index.ts";
+import { deref, detailReasons, operationById, schemaValidator, singleValue, toDetails, validateChosen, type Detail, type Json, type JsonObject, type Operation } from "../../contract/index.ts";
 import type { Ctx } from "../context.ts";
 import { anyText, arbitraryOf, pattern, stringOfLength, view, type Path, type Real, type RealValues } from "./schema.ts";
 
@@ -203,8 +203,7 @@ function realValues(known: Known, op: Operation): RealValues {
 
 /** The known variants' `type` values (the 3D variant's is not shown: it takes any other). */
 function variantType(raw: unknown): string | undefined {
-  const type = ((view(raw).s.properties as JsonObject | undefined) ?? {}).type;
-  const value = type === undefined ? undefined : view(type).s.const;
+  const value = singleValue(((view(raw).s.properties as JsonObject | undefined) ?? {}).type);
   return typeof value === "string" ? value : undefined;
 }
 
