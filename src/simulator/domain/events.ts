@@ -1,7 +1,9 @@
 // The event hub: one log per account of `generation.status_changed` frames with opaque
 // ids, and the open streams. A reconnect with `Last-Event-ID` gets every frame after it
 // (no loss, no repeat); a cursor that cannot be resumed gets a `reset` frame first.
-// History older than the retention window (on the simulator's clock) is dropped.
+// History older than the retention window (on the simulator's clock; 7 days, the seed's)
+// is dropped, and so are the oldest events beyond `retention.events` per account, so a
+// busy account's log does not grow without end within those days.
 import type { SimClock } from "../state/clock.ts";
 import { entryOf, fnv, newSet } from "../state/util.ts";
 
@@ -76,6 +78,8 @@ export class EventHub {
     private epoch: string,
     public retentionMs: number,
     public heartbeatMs: number,
+    /** Events kept per account at most (besides the retention window). */
+    public maxEvents: number,
   ) {}
 
   /** Forgets history (state reset); open streams are ended by the caller first. */
@@ -101,7 +105,8 @@ export class EventHub {
 
   #prune(log: AccountLog): void {
     const oldest = this.clock.now() - this.retentionMs;
-    while (log.start < log.events.length && log.events[log.start]!.at < oldest) {
+    const keepFrom = log.events.length - this.maxEvents;
+    while (log.start < log.events.length && (log.start < keepFrom || log.events[log.start]!.at < oldest)) {
       log.prunedThrough = log.events[log.start]!.seq;
       log.start++;
     }
@@ -114,10 +119,10 @@ export class EventHub {
   /** Appends a frame to the account's log and writes it to the account's open streams. */
   emit(accountId: string, logged: LoggedEvent): void {
     const log = this.#log(accountId);
-    this.#prune(log);
     logged.seq = ++log.head;
     const type = logged.type;
     log.events.push(logged);
+    this.#prune(log);
     const open = this.#byAccount.get(accountId);
     if (!open || open.size === 0) return;
     const text = this.#text(accountId, logged);

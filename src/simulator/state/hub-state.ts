@@ -15,7 +15,8 @@ import type { Scenario } from "./scenario/format.ts";
 import type { Session } from "./sessions.ts";
 import type { ProviderFacts } from "./subscriptions.ts";
 import { emptySupport, type SupportStore } from "./support.ts";
-import { entryOf, newList, randomToken } from "./util.ts";
+import { newTimeline, type Timeline } from "./timeline.ts";
+import { entryOf, randomToken } from "./util.ts";
 
 export interface HubState {
   /** Changes on every reset, so event ids and cursors of the old state are unknown. */
@@ -25,11 +26,12 @@ export interface HubState {
   /** By secret. */
   keys: Map<string, ApiKey>;
   generations: Map<string, Generation>;
-  /** Per account, in creation order (oldest first). */
-  by_account: Map<string, Generation[]>;
+  /** Per account, in creation order (oldest first; the oldest beyond retention are dropped). */
+  by_account: Map<string, Timeline<Generation>>;
   /** By account, then by `Idempotency-Key`. */
   idempotency: Map<string, Map<string, IdempotencyEntry>>;
-  ledger: LedgerEntry[];
+  /** The credit ledger, per account, in creation order (domain/ledger.ts writes it). */
+  ledger: Map<string, Timeline<LedgerEntry>>;
   /** By `<account>\n<client_msg_id>` and by support request id. */
   reports: Map<string, ReportRecord>;
   models: ModelDef[];
@@ -53,7 +55,7 @@ export function createState(now: number, options: HubOptions, scenario: Scenario
     generations: new Map(),
     by_account: new Map(),
     idempotency: new Map(),
-    ledger: [],
+    ledger: new Map(),
     reports: new Map(),
     models: catalog(),
     articles: articles(),
@@ -68,5 +70,5 @@ export function createState(now: number, options: HubOptions, scenario: Scenario
 /** Registers a generation (a new one, or a fixture restored at its final state). */
 export function addGeneration(state: HubState, gen: Generation): void {
   state.generations.set(gen.id, gen);
-  entryOf(state.by_account, gen.account_id, newList<Generation>).push(gen);
+  entryOf(state.by_account, gen.account_id, newTimeline<Generation>).add(gen);
 }

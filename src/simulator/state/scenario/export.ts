@@ -7,6 +7,7 @@ import { READ_SCOPES, type ApiKey } from "../accounts.ts";
 import type { HubBase } from "../base.ts";
 import type { Fault } from "../faults.ts";
 import type { Generation } from "../generations.ts";
+import { linkOf, type LedgerEntry } from "../ledger.ts";
 import type { RateLimitConfig, SpentWindow } from "../options.ts";
 import { subscriptionSeed } from "../subscriptions.ts";
 import type { Scenario, ScenarioGeneration, ScenarioKey } from "./format.ts";
@@ -100,11 +101,12 @@ export function exportScenario(base: HubBase, parts: ExportParts): Scenario {
       purpose: k.purpose,
     })),
     generations: [...state.generations.values()].sort(byTimeThenId).map(generation),
-    ledger: state.ledger.map((r) => ({
+    ledger: ([] as LedgerEntry[]).concat(...[...state.ledger.values()].map((t) => t.toArray())).sort(byTimeThenId).map((r) => ({
       id: r.id,
       account_id: r.account_id,
       amount_cc: r.amount_cc,
-      generation_id: r.generation_id,
+      // A row whose generation is no longer kept is old history, without its link.
+      generation_id: linkOf(r, state.generations),
       reason: r.reason,
       created_seconds_ago: ago(r.created_at),
     })),

@@ -9,9 +9,10 @@ import { catalog } from "../fixtures/catalog.ts";
 import type { Generation, Step } from "../generations.ts";
 import { addGeneration } from "../hub-state.ts";
 import type { LedgerEntry } from "../ledger.ts";
-import { REFERENCE_PREFIX, signatureMs, uploadLifetimeMs, sameName, type Asset, type Folder, type UploadTicket } from "../library.ts";
+import { addAsset, REFERENCE_PREFIX, signatureMs, uploadLifetimeMs, sameName, type Asset, type Folder, type UploadTicket } from "../library.ts";
 import { imageSize } from "../media.ts";
 import { sentKey, type SupportMessage } from "../support.ts";
+import { newTimeline } from "../timeline.ts";
 import { entryOf, newList, randomToken } from "../util.ts";
 import type { Scenario, ScenarioGeneration } from "./format.ts";
 import { decodeBase64 } from "./read.ts";
@@ -73,6 +74,7 @@ function generationOf(base: HubBase, g: ScenarioGeneration, at: number, model: {
     pending: null,
     next_at: null,
     cache: null,
+    idempotency_key: null,
   };
 }
 
@@ -82,9 +84,10 @@ function generationOf(base: HubBase, g: ScenarioGeneration, at: number, model: {
  */
 function seedLedger(base: HubBase, scenario: Scenario, generations: readonly Generation[]): void {
   const now = base.clock.now();
-  const rows: LedgerEntry[] = base.state.ledger;
+  // Each account's rows in creation order (the hub folds what is beyond the retention).
   const row = (account_id: string, amount_cc: number, generation_id: string | null, reason: LedgerEntry["reason"], created_at: number, id?: string) => {
-    rows.push({ id: id ?? base.ids.next("txn_", created_at), account_id, amount_cc, generation_id, reason, created_at });
+    const entry: LedgerEntry = { id: id ?? base.ids.next("txn_", created_at), account_id, amount_cc, generation_id, reason, created_at };
+    entryOf(base.state.ledger, account_id, newTimeline<LedgerEntry>).add(entry);
   };
   if (scenario.ledger) {
     for (const r of scenario.ledger) row(r.account_id, r.amount_cc, r.generation_id, r.reason, now - ms(r.created_seconds_ago), r.id);
@@ -148,7 +151,7 @@ function seedLibrary(base: HubBase, scenario: Scenario): void {
     };
     ticket.asset_id = asset.id;
     store.tickets.set(ticket.reference, ticket);
-    store.assets.set(asset.id, asset);
+    addAsset(store, asset);
   }
 }
 
