@@ -27,7 +27,7 @@ import { readFaults, type Fault } from "./state/faults.ts";
 import { createState, type HubState } from "./state/hub-state.ts";
 import { resolveOptions, type ResolvedOAuthOptions } from "./state/oauth.ts";
 import { DEFAULT_RATE_LIMITS, DEFAULT_TIMING, retentionOf, type AssetSource, type HubOptions, type RateLimitConfig, type Retention, type Timing } from "./state/options.ts";
-import { exportScenario } from "./state/scenario/export.ts";
+import { ScenarioCapture } from "./state/scenario/export.ts";
 import type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
 import { scenarioFrom } from "./state/scenario/read.ts";
 import { seedScenario } from "./state/scenario/seed.ts";
@@ -153,7 +153,12 @@ export class Hub implements HubBase, HubServices {
 
   /** The current state as a scenario file (name and description: the loaded scenario's unless given). */
   exportScenario(header: { name?: string; description?: string } = {}): Scenario {
-    return exportScenario(this, {
+    return this.captureScenario(header).file();
+  }
+
+  /** The current state, to be written as a scenario file later (`text()` a slice at a time). */
+  captureScenario(header: { name?: string; description?: string } = {}): ScenarioCapture {
+    return new ScenarioCapture(this, {
       name: header.name ?? this.#scenario.name,
       description: header.description ?? this.#scenario.description,
       rateLimits: this.limiter.config,

@@ -97,6 +97,7 @@ export class GenerationEngine {
    * the link (state/ledger.ts); what it spent of an OAuth grant stays spent.
    */
   #drop(gen: Generation): void {
+    this.#changing(gen);
     const state = this.hub.state;
     gen.pending?.cancel();
     gen.pending = null;
@@ -104,6 +105,12 @@ export class GenerationEngine {
     state.generations.delete(gen.id);
     forgetKeyOf(state, gen);
     keepGrantSpend(state, gen);
+  }
+
+  /** A generation is about to change: an export under way keeps it as it was. */
+  #changing(gen: Generation): void {
+    const captures = this.hub.state.captures;
+    if (captures.size > 0) for (const c of captures) c.keep(gen);
   }
 
   /** A generation a scenario put in the state: counted while in progress, its planned moves scheduled from now. */
@@ -137,6 +144,7 @@ export class GenerationEngine {
     return Number.isFinite(best) ? Math.max(1, Math.ceil(best / 1000)) : 1;
   }
 
+  // Callers that change a generation already told the captures (`#changing`).
   #scheduleNext(gen: Generation): void {
     gen.pending?.cancel();
     gen.pending = null;
@@ -150,6 +158,7 @@ export class GenerationEngine {
   // One function for every scheduled move (no closure per move). `steps` is only ever
   // replaced together with a reschedule, so its head is the move this task was made for.
   readonly #move = (gen: Generation): void => {
+    this.#changing(gen);
     gen.pending = null;
     gen.next_at = null;
     const step = gen.steps.shift();
@@ -201,6 +210,7 @@ export class GenerationEngine {
     if (gen.deleted) return false;
     const steps = stepsFrom(gen.status, outcome, gen.type, this.hub.timing);
     if (!steps || steps.length === 0) return false;
+    this.#changing(gen);
     gen.steps = steps;
     this.#scheduleNext(gen);
     return true;
@@ -217,6 +227,7 @@ export class GenerationEngine {
         message: gen.status === "RUNNING" ? undefined : `A ${gen.status} generation cannot be cancelled; delete it instead.`,
       });
     }
+    this.#changing(gen);
     gen.pending?.cancel();
     gen.pending = null;
     gen.steps = [];
@@ -241,6 +252,7 @@ export class GenerationEngine {
 
   /** Revocation after a `moderation` report: like a deletion, whatever the status. */
   revoke(gen: Generation): void {
+    this.#changing(gen);
     gen.pending?.cancel();
     gen.pending = null;
     gen.steps = [];
@@ -251,6 +263,7 @@ export class GenerationEngine {
   }
 
   setTitle(gen: Generation, title: string): void {
+    this.#changing(gen);
     gen.title = title;
     gen.cache = null;
   }

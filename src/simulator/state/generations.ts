@@ -40,6 +40,14 @@ export interface Generation {
   idempotency_key: string | null;
 }
 
+/**
+ * A scenario export under way (state/scenario/export.ts): told before a generation
+ * changes or is dropped, so it writes the generation as it was when the export began.
+ */
+export interface GenerationCapture {
+  keep(gen: Generation): void;
+}
+
 export interface IdempotencyEntry {
   /** The accepted body as received (JSON text). */
   body: string;

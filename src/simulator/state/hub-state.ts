@@ -5,7 +5,7 @@
 import { accountsAt, keysAt, type Account, type ApiKey } from "./accounts.ts";
 import { articles, type Article } from "./fixtures/knowledge.ts";
 import { catalog, type ModelDef } from "./fixtures/catalog.ts";
-import type { Generation, IdempotencyEntry, ReportRecord } from "./generations.ts";
+import type { Generation, GenerationCapture, IdempotencyEntry, ReportRecord } from "./generations.ts";
 import type { LedgerEntry } from "./ledger.ts";
 import { emptyLibrary, type LibraryStore } from "./library.ts";
 import { emptyOAuth, resolveOptions } from "./oauth.ts";
@@ -43,6 +43,8 @@ export interface HubState {
   /** What the payment provider knows, by account (made on first use). */
   provider: Map<string, ProviderFacts>;
   oauth: OAuthState;
+  /** Scenario exports under way (GET /_sim/scenario): a generation about to change is kept for them as it was. */
+  captures: Set<GenerationCapture>;
 }
 
 /** A new state with the scenario's accounts and keys (scenario/seed.ts adds the rest). */
@@ -64,6 +66,7 @@ export function createState(now: number, options: HubOptions, scenario: Scenario
     sessions: new Map(),
     provider: new Map(),
     oauth: emptyOAuth(resolveOptions(options.oauth)),
+    captures: new Set(),
   };
 }
 
