@@ -10,12 +10,12 @@ import { entryOf, fnv, newSet } from "../state/util.ts";
 /**
  * One logged event, itself the holder of its frame's data (one object per event: the log
  * keeps every event for the retention window). `seq` is given by the hub; `at` is the
- * event's time on the simulator's clock (retention counts from it).
+ * event's time on the simulator's clock (retention counts from it). The frame's text is
+ * not kept: made once per emit for the open streams, and again for a resume (kept, it
+ * took about 600 bytes per event, most of a busy simulator's memory).
  */
 export abstract class LoggedEvent {
   seq = 0;
-  /** The frame as sent; rendered when first needed (most events are never read). */
-  text: string | null = null;
 
   constructor(
     /** Generation type, for the stream's `types` filter. */
@@ -132,7 +132,7 @@ export class EventHub {
   }
 
   #text(accountId: string, e: Logged): string {
-    return (e.text ??= `event: ${e.event}\nid: ${this.cursor(accountId, e.seq)}\ndata: ${JSON.stringify(e.data())}\n\n`);
+    return `event: ${e.event}\nid: ${this.cursor(accountId, e.seq)}\ndata: ${JSON.stringify(e.data())}\n\n`;
   }
 
   /** Where a stream presenting `lastEventId` starts. */
