@@ -25,20 +25,22 @@ export function whole(value: unknown): unknown {
 }
 
 /**
- * The text of `JSON.stringify(whole(value))`, in slices: each slice ends after `perSlice`
- * records of a LazyList (or at the end), so making one is bounded work. LazyLists are
- * looked for in plain objects only.
+ * The text of `JSON.stringify(whole(value))`, in slices: a slice ends after the LazyList
+ * record that brings it to `sliceChars` characters (or at the end), so making one is
+ * bounded work whatever the records hold (a prompt may be 100,000 characters). LazyLists
+ * are looked for in plain objects only.
  */
-export function* jsonSlices(value: unknown, perSlice: number): Generator<string> {
+export function* jsonSlices(value: unknown, sliceChars: number): Generator<string> {
   let buffer = "";
   function* write(v: unknown): Generator<string> {
     if (v instanceof LazyList) {
       buffer += "[";
-      let n = 0;
+      let first = true;
       for (const item of v.items() as Iterable<unknown>) {
-        if (n > 0) buffer += ",";
+        if (!first) buffer += ",";
+        first = false;
         buffer += JSON.stringify(item) ?? "null";
-        if (++n % perSlice === 0) {
+        if (buffer.length >= sliceChars) {
           yield buffer;
           buffer = "";
         }
