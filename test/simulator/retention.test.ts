@@ -3,8 +3,13 @@
 // what a client sees stays consistent: a dropped generation answers like any missing one,
 // pages stay exact, the ledger keeps adding up to the balance, replays within the
 // lifetime still replay, and a cursor before the kept history gets `reset`.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { Hub } from "../../src/simulator/hub.ts";
 import { readScenario } from "../../src/simulator/state/scenario/read.ts";
+import { runCli, startCli } from "./support/cli.ts";
 import { OTHER, startSim, type Sim } from "./support/harness.ts";
 import { PNG, upload } from "./support/uploads.ts";
 
@@ -217,8 +222,33 @@ describe("the library", () => {
 });
 
 describe("settings", () => {
-  it("a limit below 1 is refused when the hub is made", async () => {
-    const { Hub } = await import("../../src/simulator/hub.ts");
+  it("a limit below 1 is refused when the hub is made", () => {
     expect(() => new Hub({ retention: { generations: 0 } })).toThrow(/retention.generations must be a whole number of at least 1/);
+  });
+
+  it("npm start: the flags and their environment variables set the limits; a limit that is not a whole number of at least 1 is one line", async () => {
+    // A docs folder that is up to date: npm start then builds nothing.
+    const docs = mkdtempSync(join(tmpdir(), "sim-docs-"));
+    writeFileSync(join(docs, "index.html"), "<!doctype html>");
+    const cli = await startCli(["--port", "0", "--clock-speed", "0", "--no-demo-data", "--retain-generations", "2"], { SIM_IDEMPOTENCY_SECONDS: "30", SIM_DOCS_DIR: docs });
+    try {
+      const submit = (key: string) => fetch(`${cli.url}/v1/generations`, {
+        method: "POST",
+        headers: { authorization: "Bearer ghk_demo_full", "content-type": "application/json", "idempotency-key": key },
+        body: JSON.stringify({ ...image, prompt: "a fox" }),
+      }).then((r) => r.json() as Promise<{ id: string }>);
+      const first = await submit("a");
+      await submit("b");
+      await submit("c");
+      expect((await fetch(`${cli.url}/v1/generations/${first.id}`, { headers: { authorization: "Bearer ghk_demo_full" } })).status).toBe(404);
+      const second = await submit("b");
+      await fetch(`${cli.url}/_sim/clock/advance`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ seconds: 31 }) });
+      expect((await submit("b")).id).not.toBe(second.id);
+    } finally {
+      await cli.stop();
+    }
+    const refused = await runCli(["--retain-events", "1.5"]);
+    expect(refused.code).toBe(2);
+    expect(refused.out).toContain("--retain-events (SIM_RETAIN_EVENTS) must be a whole number of at least 1, got \"1.5\"");
   });
 });
