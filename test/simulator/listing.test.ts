@@ -9,7 +9,7 @@ import type { Generation } from "../../src/simulator/state/generations.ts";
 import type { LedgerEntry } from "../../src/simulator/state/ledger.ts";
 import type { Asset } from "../../src/simulator/state/library.ts";
 import { addAsset } from "../../src/simulator/state/library.ts";
-import { Timeline, type Dated } from "../../src/simulator/state/timeline.ts";
+import { merged, Timeline, type Dated } from "../../src/simulator/state/timeline.ts";
 
 const ACCOUNT = "acc_demo";
 const START = Date.UTC(2026, 0, 1);
@@ -98,4 +98,27 @@ describe("a page read", () => {
       }
     });
   }
+});
+
+describe("a timeline", () => {
+  const at = (i: number) => ({ id: `r_${String(i).padStart(5, "0")}`, created_at: Math.floor(i / 3) });
+
+  it("keeps its records in creation order whatever order they come in, and drops from the old end", () => {
+    const t = new Timeline<Dated>();
+    const order = Array.from({ length: 3000 }, (_, i) => i).sort((a, b) => ((a * 7919) % 3001) - ((b * 7919) % 3001));
+    for (const i of order) t.add(at(i));
+    expect([...t].map((r) => r.id)).toEqual(Array.from({ length: 3000 }, (_, i) => at(i).id));
+    expect(t.countOlder(at(1500).created_at, at(1500).id)).toBe(1500);
+    for (let i = 0; i < 2500; i++) expect(t.shift()!.id).toBe(at(i).id); // past a compaction
+    expect(t.size).toBe(500);
+    t.unshift({ id: "r_02499", created_at: at(2499).created_at });
+    expect(t.oldest!.id).toBe("r_02499");
+    expect(t.at(1)!.id).toBe(at(2500).id);
+    expect(t.countOlder(at(2600).created_at, at(2600).id)).toBe(101);
+  });
+
+  it("merges several timelines' copies into one creation order", () => {
+    const lists = [[0, 3, 4], [1, 2, 6], [5]].map((l) => l.map(at));
+    expect([...merged(lists)].map((r) => r.id)).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => at(i).id));
+  });
 });

@@ -90,7 +90,8 @@ function seedLedger(base: HubBase, scenario: Scenario, generations: readonly Gen
     entryOf(base.state.ledger, account_id, newTimeline<LedgerEntry>).add(entry);
   };
   if (scenario.ledger) {
-    for (const r of scenario.ledger) row(r.account_id, r.amount_cc, r.generation_id, r.reason, now - ms(r.created_seconds_ago), r.id);
+    // In creation order (a file may list them in any): each then goes at the end of its account's list.
+    for (const { r, at } of inTimeOrder(scenario.ledger, now)) row(r.account_id, r.amount_cc, r.generation_id, r.reason, at, r.id);
     return;
   }
   const charged = generations.filter((g) => g.charged_cc > 0);
@@ -115,7 +116,7 @@ function seedLibrary(base: HubBase, scenario: Scenario): void {
     const folder: Folder = { id: f.id ?? base.ids.next("fld_", at), account_id: f.account_id, name: f.name, created_at: at };
     entryOf(store.folders, f.account_id, newList<Folder>).push(folder);
   }
-  for (const a of scenario.library.assets) {
+  for (const { r: a } of inTimeOrder(scenario.library.assets, now)) {
     // Without bytes of its own, an asset is the simulator's image (none without result files).
     const sample = a.data_base64 === undefined ? base.assets("image") : undefined;
     const bytes = sample ? sample.bytes : a.data_base64 !== undefined ? decodeBase64(a.data_base64) : undefined;
@@ -153,6 +154,11 @@ function seedLibrary(base: HubBase, scenario: Scenario): void {
     store.tickets.set(ticket.reference, ticket);
     addAsset(store, asset);
   }
+}
+
+/** A scenario's records with their times, oldest first (the file's order among equals). */
+function inTimeOrder<T extends { created_seconds_ago: number }>(records: readonly T[], now: number): { r: T; at: number }[] {
+  return records.map((r, i) => ({ r, i, at: now - ms(r.created_seconds_ago) })).sort((a, b) => a.at - b.at || a.i - b.i);
 }
 
 function seedSupport(base: HubBase, scenario: Scenario): void {
