@@ -22,7 +22,8 @@
 //    the largest size the export with the GET /v1/me probe again.
 // Latencies are medians, p99 and max over sequential requests from this process (the
 // machine may be shared: the load average is printed before and after). BENCH_ONLY=soak,
-// export or reads runs one part (export needs soak).
+// export or reads runs one part (export needs soak); SOAK_SIM_ARGS adds flags to the
+// soaked simulator (smaller retention limits show the plateau in a shorter run).
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -35,6 +36,8 @@ const WORKERS = Number(process.env.SOAK_WORKERS ?? 8);
 const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 15);
 const SIZES = (process.env.SOAK_SIZES ?? "1000,10000,60000,100000").split(",").map(Number);
 const ONLY = process.env.BENCH_ONLY;
+/** More flags for the soaked simulator (smaller limits reach their plateau in a short run: "--retain-generations 1000"). */
+const SIM_ARGS = (process.env.SOAK_SIM_ARGS ?? "").split(/\s+/).filter(Boolean);
 const KEYS = ["ghk_demo_full", "ghk_demo_other"];
 const PNG = new Uint8Array(readFileSync(new URL("../src/simulator/assets/image.png", import.meta.url)));
 const UNLIMITED = ["--key-quota", "1000000000", "--account-quota", "1000000000", "--submit-quota", "1000000000", "--concurrency", "1000000000"];
@@ -245,9 +248,9 @@ async function exportWithProbe(base: string, label: string): Promise<void> {
 }
 
 async function soak(): Promise<Server> {
-  const sim = await simulator(UNLIMITED);
+  const sim = await simulator([...UNLIMITED, ...SIM_ARGS]);
   for (const account of ["acc_demo", "acc_other"]) await call(sim.base, "PATCH", `/_sim/accounts/${account}`, { body: { balance_cc: 1e15 } });
-  console.log(`\n1. Memory over ${SECONDS} s: ${WORKERS} loops, two accounts, four event streams, default retention`);
+  console.log(`\n1. Memory over ${SECONDS} s: ${WORKERS} loops, two accounts, four event streams, ${SIM_ARGS.length > 0 ? SIM_ARGS.join(" ") : "default retention"}`);
   console.log("   elapsed | requests | req/s (interval) |  RSS MiB | heap after GC MiB | failures so far");
   const start = Date.now();
   const until = start + SECONDS * 1000;
