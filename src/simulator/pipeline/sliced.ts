@@ -10,9 +10,21 @@ export function nextTurn(): Promise<void> {
   return new Promise((resolve) => later(resolve));
 }
 
-// setImmediate in Node (after I/O callbacks); a browser (MSW) has timers only.
+// setImmediate in Node (after I/O callbacks). A browser (MSW) has no setImmediate, and
+// nested timers wait at least 4 ms each: a message to itself is a task without that wait.
 const immediate = (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate;
-const later: (run: () => void) => unknown = immediate ?? ((run) => setTimeout(run, 0));
+const later: (run: () => void) => unknown = immediate ?? messageTask() ?? ((run) => setTimeout(run, 0));
+
+function messageTask(): ((run: () => void) => void) | undefined {
+  if (typeof MessageChannel !== "function") return undefined;
+  const waiting: (() => void)[] = [];
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => waiting.shift()?.();
+  return (run) => {
+    waiting.push(run);
+    channel.port2.postMessage(null);
+  };
+}
 
 /**
  * The answer writing `slices` (their text joined is the body), a turn of the event loop

@@ -1,7 +1,7 @@
 // The page of the browser test (test/simulator/msw-browser.test.ts), bundled by esbuild:
 // it registers MSW's service worker with the hub's handlers, then drives the typed client
 // as a frontend would (submit, advance the clock, the event stream, resume, a result
-// file, an upload, a refusal) and reports what it saw in `window.mswReport`.
+// file, an upload, a refusal, an export) and reports what it saw in `window.mswReport`.
 import { setupWorker } from "msw/browser";
 import { createHubClient, HubApiError, type HubClient, type HubEvent } from "../../../src/client/index.ts";
 import { createHubHandlers } from "../../../src/simulator/msw/index.ts";
@@ -21,6 +21,8 @@ export interface PageReport {
   upload: { reference: boolean; bytesStored: number | undefined };
   tooLarge: { status: number; code: string };
   refusal: { status: number; code: string };
+  /** The busy account exported through the control route (written a slice at a time), beside the hub's own export. */
+  exported: { generations: number; sameAsHub: boolean };
 }
 
 declare global {
@@ -54,7 +56,7 @@ function collect(client: HubClient, lastEventId?: string) {
 const statusesOf = (events: HubEvent[], id: string) => events.flatMap((e) => (e.event === "generation.status_changed" && e.data.id === id ? [e.data.status] : []));
 
 async function run(): Promise<PageReport> {
-  const { handlers, control } = createHubHandlers({ baseUrl: BASE });
+  const { handlers, control, hub } = createHubHandlers({ baseUrl: BASE });
   const worker = setupWorker(...handlers);
   await worker.start({ quiet: true, onUnhandledRequest: "error", serviceWorker: { url: "/mockServiceWorker.js" } });
   const client = createHubClient({ baseUrl: BASE, apiKey: "ghk_demo_full", backoffBase: 5, backoffMax: 20 });
@@ -97,6 +99,9 @@ async function run(): Promise<PageReport> {
   });
   const refused = await client.submit({ type: "image", model: "image-model-a", prompt: "too many", n_variants: 99 } as never).catch((e: unknown) => e);
 
+  await control.loadScenario("busy-account");
+  const exported = await control.exportScenario();
+
   return {
     submit: { status: submitted.status, generationStatus: submitted.data.status, requestId: submitted.requestId, rateLimitPolicy: submitted.rateLimit?.policy },
     streamed: statusesOf(first.got, id),
@@ -108,6 +113,7 @@ async function run(): Promise<PageReport> {
     upload: { reference: uploaded.reference === uploaded.ticket.reference, bytesStored: proxied.bytesStored },
     tooLarge: { status: big.status, code: ((await big.json()) as { error: { code: string } }).error.code },
     refusal: refused instanceof HubApiError ? { status: refused.status, code: refused.code } : { status: 0, code: String(refused) },
+    exported: { generations: exported.generations.length, sameAsHub: JSON.stringify(exported) === JSON.stringify(hub.exportScenario()) },
   };
 }
 
