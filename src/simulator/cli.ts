@@ -22,6 +22,8 @@ interface Setting {
   flag: string;
   env: string;
   kind: "string" | "number" | "boolean";
+  /** A count: a whole number of at least 1. */
+  count?: true;
   help: string;
   apply: (o: SimulatorOptions, v: string | number | boolean) => void;
 }
@@ -118,6 +120,7 @@ function faultsOption(value: string): FaultSpec[] {
 const limits = (o: SimulatorOptions) => (o.rateLimits ??= {});
 const session = (o: SimulatorOptions) => (o.session ??= {});
 const oauthOf = (o: SimulatorOptions) => (o.oauth ??= {});
+const retention = (o: SimulatorOptions) => (o.retention ??= {});
 
 /** Every option of the command line, once: its flag, environment variable and help (`--help` prints them). */
 export const SETTINGS: readonly Setting[] = [
@@ -141,6 +144,11 @@ export const SETTINGS: readonly Setting[] = [
   { flag: "no-demo-data", env: "SIM_NO_DEMO_DATA", kind: "boolean", help: "start from the demo scenario without its records (finished generations, library folders and image, support welcome); ignored with --scenario", apply: (o, v) => (o.demoData = !v) },
   { flag: "folder-limit", env: "SIM_FOLDER_LIMIT", kind: "number", help: "library folders per account (default 50); one more answers 409 folder_limit_reached", apply: (o, v) => (o.folderLimit = v as number) },
   { flag: "upload-lifetime-days", env: "SIM_UPLOAD_LIFETIME_DAYS", kind: "number", help: "life of an uploaded file in simulated days, the asset's expires_at (default 30)", apply: (o, v) => (o.uploadLifetimeDays = v as number) },
+  { flag: "retain-generations", env: "SIM_RETAIN_GENERATIONS", kind: "number", count: true, help: "generations kept per account, the newest (default 10000); an older one answers 404 like a missing one", apply: (o, v) => (retention(o).generations = v as number) },
+  { flag: "idempotency-seconds", env: "SIM_IDEMPOTENCY_SECONDS", kind: "number", count: true, help: "simulated seconds an Idempotency-Key is remembered, at most while its generation is kept (default 86400, 24 hours)", apply: (o, v) => (retention(o).idempotencySeconds = v as number) },
+  { flag: "retain-ledger-rows", env: "SIM_RETAIN_LEDGER_ROWS", kind: "number", count: true, help: "credit ledger rows kept per account (default 20000); older rows fold into one opening row, so the rows still add up to the balance", apply: (o, v) => (retention(o).ledgerRows = v as number) },
+  { flag: "retain-events", env: "SIM_RETAIN_EVENTS", kind: "number", count: true, help: "events kept per account for Last-Event-ID, besides the 7 days (default 50000); an older cursor gets reset cursor_expired", apply: (o, v) => (retention(o).events = v as number) },
+  { flag: "retain-support-messages", env: "SIM_RETAIN_SUPPORT_MESSAGES", kind: "number", count: true, help: "items of an account's support thread kept, messages and reports (default 1000)", apply: (o, v) => (retention(o).supportMessages = v as number) },
   {
     flag: "subscription-form", env: "SIM_SUBSCRIPTION_FORM", kind: "string", help: "GET /v1/billing/subscription answers `record` (the record or null, default) or `wrapped` ({ subscription })",
     apply: (o, v) => {
@@ -160,8 +168,12 @@ export const SETTINGS: readonly Setting[] = [
 ];
 
 function usage(program: string): string {
-  const lines = SETTINGS.map((s) => `  --${s.flag}${s.kind === "boolean" ? "" : " <value>"}`.padEnd(34) + `${s.env.padEnd(26)}${s.help}`);
-  return [`Usage: ${program} [options]`, "", "  flag".padEnd(34) + "environment".padEnd(26) + "meaning", ...lines, "  --help".padEnd(60) + "this text"].join("\n");
+  const flagOf = (s: Setting) => `  --${s.flag}${s.kind === "boolean" ? "" : " <value>"}`;
+  // Columns as wide as their longest entry, and a space.
+  const flags = Math.max(...SETTINGS.map((s) => flagOf(s).length)) + 2;
+  const envs = Math.max(...SETTINGS.map((s) => s.env.length)) + 2;
+  const lines = SETTINGS.map((s) => flagOf(s).padEnd(flags) + `${s.env.padEnd(envs)}${s.help}`);
+  return [`Usage: ${program} [options]`, "", "  flag".padEnd(flags) + "environment".padEnd(envs) + "meaning", ...lines, "  --help".padEnd(flags + envs) + "this text"].join("\n");
 }
 
 function parse(argv: string[], program: string): SimulatorOptions {
@@ -182,6 +194,7 @@ function parse(argv: string[], program: string): SimulatorOptions {
     if (s.kind === "number") {
       value = Number(raw);
       if (!Number.isFinite(value) || value < 0) throw new Error(`--${s.flag} (${s.env}) must be a non-negative number, got ${JSON.stringify(raw)}`);
+      if (s.count && !(Number.isInteger(value) && value >= 1)) throw new Error(`--${s.flag} (${s.env}) must be a whole number of at least 1, got ${JSON.stringify(raw)}`);
       if (s.flag === "port" && !(Number.isInteger(value) && value <= 65_535)) throw new Error(`--port (SIM_PORT) is a whole number from 0 to 65535, got ${JSON.stringify(raw)}`);
     } else if (s.kind === "boolean") {
       value = raw === true || raw === "1" || raw === "true";

@@ -27,16 +27,18 @@ import { SimClock } from "./state/clock.ts";
 import { readFaults, type Fault } from "./state/faults.ts";
 import { createState, type HubState } from "./state/hub-state.ts";
 import { resolveOptions, type ResolvedOAuthOptions } from "./state/oauth.ts";
-import { DEFAULT_RATE_LIMITS, DEFAULT_TIMING, type AssetSource, type HubOptions, type RateLimitConfig, type Timing } from "./state/options.ts";
-import { exportScenario } from "./state/scenario/export.ts";
+import { DEFAULT_RATE_LIMITS, DEFAULT_TIMING, retentionOf, type AssetSource, type HubOptions, type RateLimitConfig, type Retention, type Timing } from "./state/options.ts";
+import { ScenarioCapture } from "./state/scenario/export.ts";
 import type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
 import { scenarioFrom } from "./state/scenario/read.ts";
 import { seedScenario } from "./state/scenario/seed.ts";
 import { scheduleFixtureEnds } from "./domain/subscriptions.ts";
+import { foldLedger } from "./domain/ledger.ts";
+import { keepThread } from "./domain/support.ts";
 import { IdMaker } from "./state/util.ts";
 import { DEFAULT_SCENARIO } from "./scenarios/index.ts";
 
-export type { AssetFile, AssetSource, HubOptions, RateLimitConfig, Timing } from "./state/options.ts";
+export type { AssetFile, AssetSource, HubOptions, RateLimitConfig, Retention, Timing } from "./state/options.ts";
 export type { Mount } from "./pipeline/dispatch.ts";
 export type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
 export { ScenarioError, shippedNames } from "./state/scenario/read.ts";
@@ -55,6 +57,7 @@ export class Hub implements HubBase, HubServices {
   readonly options: HubOptions;
   readonly clock: SimClock;
   readonly timing: Timing;
+  readonly retention: Retention;
   readonly assets: AssetSource;
   readonly publicUrl: string | undefined;
   readonly maxStreamsPerKey: number;
@@ -72,7 +75,6 @@ export class Hub implements HubBase, HubServices {
   #scenario: Scenario;
   /** The options' faults, read once: in force from the start and after every reset. */
   readonly #optionFaults: readonly Fault[];
-  #keyExpiries: { cancel(): void }[] = [];
 
   /**
    * Throws ScenarioError when `options.scenario` is not a valid scenario (or a shipped
@@ -86,6 +88,7 @@ export class Hub implements HubBase, HubServices {
     this.#restartFaults(this.#scenario);
     this.clock = new SimClock({ speed: options.clockSpeed ?? 1, start: options.startTime });
     this.timing = { ...DEFAULT_TIMING, ...options.timing, runningMs: { ...DEFAULT_TIMING.runningMs, ...options.timing?.runningMs } };
+    this.retention = retentionOf(options);
     this.assets = options.assets ?? (() => undefined);
     this.publicUrl = options.publicUrl?.replace(/\/+$/, "");
     this.maxStreamsPerKey = options.maxStreamsPerKey ?? limits.maxStreamsPerKey;
@@ -96,6 +99,7 @@ export class Hub implements HubBase, HubServices {
       this.state.epoch,
       (options.retentionDays ?? limits.retentionDays) * 86_400_000,
       (options.heartbeatSeconds ?? limits.heartbeatSeconds) * 1000,
+      this.retention.events,
     );
     this.generations = new GenerationEngine(this, this.events);
     this.sessions = new SessionStore(this, options.session ?? {}, this.limiter.config.accountQuota);
@@ -149,7 +153,12 @@ export class Hub implements HubBase, HubServices {
 
   /** The current state as a scenario file (name and description: the loaded scenario's unless given). */
   exportScenario(header: { name?: string; description?: string } = {}): Scenario {
-    return exportScenario(this, {
+    return this.captureScenario(header).file();
+  }
+
+  /** The current state, to be written as a scenario file later (`text()` a slice at a time). */
+  captureScenario(header: { name?: string; description?: string } = {}): ScenarioCapture {
+    return new ScenarioCapture(this, {
       name: header.name ?? this.#scenario.name,
       description: header.description ?? this.#scenario.description,
       rateLimits: this.limiter.config,
@@ -184,12 +193,16 @@ export class Hub implements HubBase, HubServices {
   }
 
   #afterReset(): void {
-    for (const t of this.#keyExpiries) t.cancel();
-    this.#keyExpiries = [];
     for (const key of this.state.keys.values()) this.watchExpiry(key.expires_at);
     // An in-progress generation the scenario plans nothing for lives on as its prompt says.
     const moving = seedScenario(this, this.#scenario, (status, prompt, type) => stepsFrom(status, parseMarkers(prompt).outcome, type, this.timing) ?? []);
     for (const gen of moving) this.generations.restore(gen);
+    // A scenario larger than the retention keeps what a running hub would have kept.
+    for (const account of this.state.accounts.keys()) {
+      this.generations.keepNewest(account);
+      keepThread(this, account);
+    }
+    for (const rows of this.state.ledger.values()) foldLedger(rows, this.retention.ledgerRows);
     // A cancelled subscription of the scenario ends with its paid period, as one cancelled
     // through the subscription action does.
     scheduleFixtureEnds(this);
@@ -202,9 +215,13 @@ export class Hub implements HubBase, HubServices {
     })));
   }
 
-  /** A key or token that expires while a stream is open ends that stream (`terminated`). */
+  /**
+   * A key or token that expires while a stream is open ends that stream (`terminated`).
+   * Not remembered here: a reset clears the clock's tasks (a list of them grew with every
+   * token issued).
+   */
   watchExpiry(at: number | null): void {
-    if (at !== null && at > this.clock.now()) this.#keyExpiries.push(this.clock.at(at, () => this.recheckStreams()));
+    if (at !== null && at > this.clock.now()) this.clock.at(at, () => this.recheckStreams());
   }
 
   recheckStreams(): void {

@@ -41,7 +41,7 @@ describe.runIf(executablePath)("the hub's MSW handlers in a browser", { timeout:
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("ST-1 EVT-9 EVT-6: the typed client against the hub in the page: submit, advance, the status events on a stream that stays open, resume, reset, files, upload, 413, a refusal", async () => {
+  it("ST-1 EVT-9 EVT-6: the typed client against the hub in the page: submit, advance, the status events on a stream that stays open, resume, reset, files, upload, 413, a refusal, an export written a slice at a time", async () => {
     const page = await browser.newPage();
     const pageErrors: string[] = [];
     page.on("pageerror", (error) => pageErrors.push(error.message));
@@ -68,6 +68,7 @@ describe.runIf(executablePath)("the hub's MSW handlers in a browser", { timeout:
     expect(r.refusal).toEqual({ status: 400, code: "invalid_request" });
     // The page's own control request passes the guard through the worker; one without JSON does not.
     expect(r.pageControl).toEqual({ json: 200, bare: 400 });
+    expect(r.exported).toEqual({ generations: 306, sameAsHub: true });
     expect(pageErrors).toEqual([]);
     // Every request to the hub was answered by the service worker (the name resolves nowhere).
     expect(hubRequests.some((h) => h.url.endsWith("/v1/events"))).toBe(true);

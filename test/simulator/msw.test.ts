@@ -320,6 +320,8 @@ describe("control", () => {
       await control.setBalance("acc_demo", 1234);
       const exported = await control.exportScenario({ name: "low-balance", description: "The demo with 1234 cc." });
       expect(exported).toMatchObject({ name: "low-balance", description: "The demo with 1234 cc." });
+      // The route writes the file a slice at a time; it is the same document as the hub's own.
+      expect(exported).toEqual(hub.exportScenario({ name: "low-balance", description: "The demo with 1234 cc." }));
       await control.reset();
       expect((await control.account("acc_demo")).balance_cc).toBe(500_000);
       expect((await control.loadScenario(exported)).name).toBe("low-balance");

@@ -1,19 +1,21 @@
 // The event hub: one log per account of `generation.status_changed` frames with opaque
 // ids, and the open streams. A reconnect with `Last-Event-ID` gets every frame after it
 // (no loss, no repeat); a cursor that cannot be resumed gets a `reset` frame first.
-// History older than the retention window (on the simulator's clock) is dropped.
+// History older than the retention window (on the simulator's clock; 7 days, the seed's)
+// is dropped, and so are the oldest events beyond `retention.events` per account, so a
+// busy account's log does not grow without end within those days.
 import type { SimClock } from "../state/clock.ts";
 import { entryOf, fnv, newSet } from "../state/util.ts";
 
 /**
  * One logged event, itself the holder of its frame's data (one object per event: the log
  * keeps every event for the retention window). `seq` is given by the hub; `at` is the
- * event's time on the simulator's clock (retention counts from it).
+ * event's time on the simulator's clock (retention counts from it). The frame's text is
+ * not kept: made once per emit for the open streams, and again for a resume (kept, it
+ * took about 600 bytes per event, most of a busy simulator's memory).
  */
 export abstract class LoggedEvent {
   seq = 0;
-  /** The frame as sent; rendered when first needed (most events are never read). */
-  text: string | null = null;
 
   constructor(
     /** Generation type, for the stream's `types` filter. */
@@ -76,6 +78,8 @@ export class EventHub {
     private epoch: string,
     public retentionMs: number,
     public heartbeatMs: number,
+    /** Events kept per account at most (besides the retention window). */
+    public maxEvents: number,
   ) {}
 
   /** Forgets history (state reset); open streams are ended by the caller first. */
@@ -101,7 +105,8 @@ export class EventHub {
 
   #prune(log: AccountLog): void {
     const oldest = this.clock.now() - this.retentionMs;
-    while (log.start < log.events.length && log.events[log.start]!.at < oldest) {
+    const keepFrom = log.events.length - this.maxEvents;
+    while (log.start < log.events.length && (log.start < keepFrom || log.events[log.start]!.at < oldest)) {
       log.prunedThrough = log.events[log.start]!.seq;
       log.start++;
     }
@@ -114,10 +119,10 @@ export class EventHub {
   /** Appends a frame to the account's log and writes it to the account's open streams. */
   emit(accountId: string, logged: LoggedEvent): void {
     const log = this.#log(accountId);
-    this.#prune(log);
     logged.seq = ++log.head;
     const type = logged.type;
     log.events.push(logged);
+    this.#prune(log);
     const open = this.#byAccount.get(accountId);
     if (!open || open.size === 0) return;
     const text = this.#text(accountId, logged);
@@ -127,7 +132,7 @@ export class EventHub {
   }
 
   #text(accountId: string, e: Logged): string {
-    return (e.text ??= `event: ${e.event}\nid: ${this.cursor(accountId, e.seq)}\ndata: ${JSON.stringify(e.data())}\n\n`);
+    return `event: ${e.event}\nid: ${this.cursor(accountId, e.seq)}\ndata: ${JSON.stringify(e.data())}\n\n`;
   }
 
   /** Where a stream presenting `lastEventId` starts. */

@@ -1,7 +1,9 @@
 // The generations engine: creates a generation, moves it through its planned states on
 // the simulator's clock, emits an event for every change, refunds a failed attempt,
 // and renders the record. Cancellation and deletion live here too (their public route
-// is not shown in the seed; the control interface reaches them).
+// is not shown in the seed; the control interface reaches them), and retention: beyond
+// `retention.generations` per account the oldest generation is dropped with its
+// `Idempotency-Key`, and answers 404 like any missing one.
 import { inProgressStatuses } from "../../contract/tables.ts";
 import type { Account } from "../state/accounts.ts";
 import type { HubBase } from "../state/base.ts";
@@ -9,7 +11,9 @@ import type { Generation, Step } from "../state/generations.ts";
 import { addGeneration } from "../state/hub-state.ts";
 import { entryOf, isoTime, newSet } from "../state/util.ts";
 import { LoggedEvent, type EventHub } from "./events.ts";
+import { forgetKeyOf } from "./idempotency.ts";
 import { recordLedger } from "./ledger.ts";
+import { keepGrantSpend } from "./oauth/grants.ts";
 import { stepsFrom, type Outcome } from "./outcomes.ts";
 import { refuse, type Refusal } from "./refusal.ts";
 
@@ -23,6 +27,7 @@ export interface NewGeneration {
   steps: Step[];
   charged_cc: number;
   free_quota: number;
+  idempotencyKey: string;
 }
 
 export class GenerationEngine {
@@ -70,11 +75,42 @@ export class GenerationEngine {
       pending: null,
       next_at: null,
       cache: null,
+      idempotency_key: n.idempotencyKey,
     };
     addGeneration(this.hub.state, gen);
     this.#emit(gen);
     this.#scheduleNext(gen);
+    this.keepNewest(gen.account_id);
     return gen;
+  }
+
+  /** Drops the account's oldest generations beyond the retention. */
+  keepNewest(accountId: string): void {
+    const kept = this.hub.state.by_account.get(accountId);
+    const limit = this.hub.retention.generations;
+    while (kept && kept.size > limit) this.#drop(kept.shift()!);
+  }
+
+  /**
+   * Forgets a generation: its record, its key, its planned moves (one still in progress
+   * stops where it is, its charge stays) and its busy slot. Its ledger rows stay, without
+   * the link (state/ledger.ts); what it spent of an OAuth grant stays spent.
+   */
+  #drop(gen: Generation): void {
+    this.#changing(gen);
+    const state = this.hub.state;
+    gen.pending?.cancel();
+    gen.pending = null;
+    this.#busy.get(gen.account_id)?.delete(gen);
+    state.generations.delete(gen.id);
+    forgetKeyOf(state, gen);
+    keepGrantSpend(state, gen);
+  }
+
+  /** A generation is about to change: an export under way keeps it as it was. */
+  #changing(gen: Generation): void {
+    const captures = this.hub.state.captures;
+    if (captures.size > 0) for (const c of captures) c.keep(gen);
   }
 
   /** A generation a scenario put in the state: counted while in progress, its planned moves scheduled from now. */
@@ -108,6 +144,7 @@ export class GenerationEngine {
     return Number.isFinite(best) ? Math.max(1, Math.ceil(best / 1000)) : 1;
   }
 
+  // Callers that change a generation already told the captures (`#changing`).
   #scheduleNext(gen: Generation): void {
     gen.pending?.cancel();
     gen.pending = null;
@@ -121,6 +158,7 @@ export class GenerationEngine {
   // One function for every scheduled move (no closure per move). `steps` is only ever
   // replaced together with a reschedule, so its head is the move this task was made for.
   readonly #move = (gen: Generation): void => {
+    this.#changing(gen);
     gen.pending = null;
     gen.next_at = null;
     const step = gen.steps.shift();
@@ -172,6 +210,7 @@ export class GenerationEngine {
     if (gen.deleted) return false;
     const steps = stepsFrom(gen.status, outcome, gen.type, this.hub.timing);
     if (!steps || steps.length === 0) return false;
+    this.#changing(gen);
     gen.steps = steps;
     this.#scheduleNext(gen);
     return true;
@@ -188,6 +227,7 @@ export class GenerationEngine {
         message: gen.status === "RUNNING" ? undefined : `A ${gen.status} generation cannot be cancelled; delete it instead.`,
       });
     }
+    this.#changing(gen);
     gen.pending?.cancel();
     gen.pending = null;
     gen.steps = [];
@@ -212,6 +252,7 @@ export class GenerationEngine {
 
   /** Revocation after a `moderation` report: like a deletion, whatever the status. */
   revoke(gen: Generation): void {
+    this.#changing(gen);
     gen.pending?.cancel();
     gen.pending = null;
     gen.steps = [];
@@ -222,6 +263,7 @@ export class GenerationEngine {
   }
 
   setTitle(gen: Generation, title: string): void {
+    this.#changing(gen);
     gen.title = title;
     gen.cache = null;
   }

@@ -1,10 +1,12 @@
-// What the library does: signs upload tickets, writes their files into assets, and
-// finds an account's live assets and folders. The records are in state/library.ts.
+// What the library does: signs upload tickets, writes their files into assets, finds an
+// account's live assets and folders, and forgets what has expired. The records are in
+// state/library.ts.
 import { bound } from "../../contract/tables.ts";
 import type { HubBase } from "../state/base.ts";
-import { REFERENCE_PREFIX, signatureMs, uploadLifetimeMs, type Asset, type Folder, type UploadTicket } from "../state/library.ts";
+import { addAsset, REFERENCE_PREFIX, signatureMs, uploadLifetimeMs, type Asset, type Folder, type UploadTicket } from "../state/library.ts";
 import { imageSize } from "../state/media.ts";
 import { DEFAULT_FOLDER_LIMIT } from "../state/options.ts";
+import type { Timeline } from "../state/timeline.ts";
 import { entryOf, isoTime, newList, randomToken } from "../state/util.ts";
 
 /** 40 MiB, read from the contract (UploadRequest.content_length maximum). */
@@ -17,6 +19,7 @@ export function folderLimit(base: HubBase): number {
 // ------------------------------------------------------------------------- tickets
 
 export function issueTicket(base: HubBase, accountId: string, kind: string, contentType: string, contentLength: number): UploadTicket {
+  sweepLibrary(base);
   const now = base.clock.now();
   const ticket: UploadTicket = {
     reference: base.ids.next(REFERENCE_PREFIX, now),
@@ -66,9 +69,36 @@ export function completeTicket(base: HubBase, t: UploadTicket, bytes: Uint8Array
     created_at: now,
     expires_at: now + uploadLifetimeMs(base.options),
   };
-  base.state.library.assets.set(asset.id, asset);
+  addAsset(base.state.library, asset);
   t.asset_id = asset.id;
   return asset;
+}
+
+/** How often expired assets and tickets are looked for (simulated time). */
+const SWEEP_EVERY_MS = 3_600_000;
+/** A ticket never written is forgotten this long after its signature expired. */
+const UNWRITTEN_TICKET_GRACE_MS = 86_400_000;
+
+/**
+ * Forgets, at most once per simulated hour, what can no longer be reached: assets past
+ * their `expires_at` (they answer 404 already) with their tickets, and tickets never
+ * written whose signature expired a day ago.
+ */
+export function sweepLibrary(base: HubBase): void {
+  const store = base.state.library;
+  const now = base.clock.now();
+  if (now < store.next_sweep) return;
+  store.next_sweep = now + SWEEP_EVERY_MS;
+  for (const [id, a] of store.assets) if (!isLive(base, a)) store.assets.delete(id);
+  for (const timeline of store.by_account.values()) {
+    // Expiry follows creation (one lifetime for all) but for a scenario's own dates: an
+    // expired asset behind a live one leaves the timeline when the live one does.
+    while (timeline.oldest && !store.assets.has(timeline.oldest.id)) timeline.shift();
+  }
+  for (const [reference, t] of store.tickets) {
+    const gone = t.asset_id === null ? t.expires_at + UNWRITTEN_TICKET_GRACE_MS <= now : !store.assets.has(t.asset_id);
+    if (gone) store.tickets.delete(reference);
+  }
 }
 
 // -------------------------------------------------------------------------- assets
@@ -77,16 +107,20 @@ export function isLive(base: HubBase, a: Asset): boolean {
   return a.expires_at > base.clock.now();
 }
 
+/** Whether an asset of a timeline is still in the library and lives (what the list shows). */
+export function isShown(base: HubBase, a: Asset): boolean {
+  return base.state.library.assets.get(a.id) === a && isLive(base, a);
+}
+
 /** The account's asset by id, if it exists and still lives; another account's answers undefined. */
 export function ownAsset(base: HubBase, accountId: string, id: string): Asset | undefined {
   const a = base.state.library.assets.get(id);
   return a && a.account_id === accountId && isLive(base, a) ? a : undefined;
 }
 
-export function liveAssets(base: HubBase, accountId: string): Asset[] {
-  const out: Asset[] = [];
-  for (const a of base.state.library.assets.values()) if (a.account_id === accountId && isLive(base, a)) out.push(a);
-  return out;
+/** The account's assets in creation order, expired ones included (page them with `isShown`). */
+export function assetsOf(base: HubBase, accountId: string): Timeline<Asset> | undefined {
+  return base.state.library.by_account.get(accountId);
 }
 
 export function contentPath(a: Asset): string {
@@ -122,8 +156,15 @@ export function foldersOf(base: HubBase, accountId: string): Folder[] {
   return entryOf(base.state.library.folders, accountId, newList<Folder>);
 }
 
-export function folderRecord(base: HubBase, f: Folder, position: number): Record<string, unknown> {
-  let items = 0;
-  for (const a of base.state.library.assets.values()) if (a.folder_id === f.id && isLive(base, a)) items++;
-  return { id: f.id, name: f.name, position, item_count: items, created_at: isoTime(f.created_at) };
+/** Live items per folder of the account, counted in one pass over its assets. */
+export function itemCounts(base: HubBase, accountId: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const a of assetsOf(base, accountId) ?? []) {
+    if (a.folder_id !== null && isShown(base, a)) counts.set(a.folder_id, (counts.get(a.folder_id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+export function folderRecord(base: HubBase, f: Folder, position: number, counts = itemCounts(base, f.account_id)): Record<string, unknown> {
+  return { id: f.id, name: f.name, position, item_count: counts.get(f.id) ?? 0, created_at: isoTime(f.created_at) };
 }

@@ -60,9 +60,20 @@ export class SessionStore {
 
   start(accountId: string): Session {
     const now = this.hub.clock.now();
+    this.#sweep(now);
     const session: Session = { id: this.hub.ids.next("ses_", now), secret: `ghs_${randomToken(32)}`, account_id: accountId, created_at: now, expires_at: now + this.ttlMs };
     this.hub.state.sessions.set(session.secret, session);
     return session;
+  }
+
+  /** Simulated time of the next look for expired sessions. */
+  #nextSweep = 0;
+
+  /** Forgets expired sessions (a sign-in per test run would otherwise pile up for 7 days), at most hourly. */
+  #sweep(now: number): void {
+    if (now < this.#nextSweep) return;
+    this.#nextSweep = now + 3_600_000;
+    for (const [secret, session] of this.hub.state.sessions) if (session.expires_at <= now) this.hub.state.sessions.delete(secret);
   }
 
   /** Ends a session; its open event streams get `terminated` (401 unauthorized). */

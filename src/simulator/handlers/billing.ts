@@ -1,14 +1,15 @@
-// Billing routes: the credit ledger (newest first, paged) and the live subscription.
+// Billing routes: the credit ledger (newest first, paged: a page reads only its own rows,
+// however long the ledger) and the live subscription.
 import { isRefusal, json, type Handler } from "../pipeline/context.ts";
 import { transactionRecord } from "../state/ledger.ts";
 import { newestFirst } from "../pipeline/listing.ts";
 import { subscriptionRecord } from "../state/subscriptions.ts";
 
 const listCreditTransactions: Handler = (ctx) => {
-  const accountId = ctx.account!.id;
-  const page = newestFirst(ctx, ctx.hub.state.ledger.filter((e) => e.account_id === accountId));
+  const { state } = ctx.hub;
+  const page = newestFirst(ctx, state.ledger.get(ctx.account!.id));
   if (isRefusal(page)) return page;
-  return json(ctx, 200, { data: page.items.map(transactionRecord), next_cursor: page.next_cursor });
+  return json(ctx, 200, { data: page.items.map((e) => transactionRecord(e, state.generations)), next_cursor: page.next_cursor });
 };
 
 // The bare record or null by default; `subscriptionForm: "wrapped"` answers the other

@@ -7,11 +7,14 @@ import { refuse } from "../domain/refusal.ts";
 import type { Generation, Step } from "../state/generations.ts";
 import { recordLedger } from "../domain/ledger.ts";
 import { parseMarkers, stepsFrom } from "../domain/outcomes.ts";
-import { makeCursor, readCursor, readLimit } from "../pipeline/paging.ts";
+import { readCursor, readLimit } from "../pipeline/paging.ts";
+import { nextCursor, pageOf } from "../pipeline/listing.ts";
 import { priceOf } from "../domain/pricing.ts";
 import { checkSubmit } from "../domain/submit.ts";
 import { inputsOf, spendSubmit } from "../domain/references.ts";
 import { IDEMPOTENCY_KEY_MAX, lookup, remember } from "../domain/idempotency.ts";
+import { addReport } from "../domain/support.ts";
+import { sentKey } from "../state/support.ts";
 
 const QUEUED: Step = Object.freeze({ status: "QUEUED", afterMs: 0 });
 
@@ -27,48 +30,19 @@ const listGenerations: Handler = (ctx) => {
   const hub = ctx.hub;
   const after = readCursor(ctx.query, hub.state.epoch);
   if (isRefusal(after)) return after;
-  const all = hub.state.by_account.get(ctx.account!.id) ?? [];
-  let i = all.length - 1;
-  if (after !== undefined) {
-    const [at, id] = splitPosition(after);
-    // The first record strictly older than the cursor's position.
-    let lo = 0;
-    let hi = all.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const g = all[mid]!;
-      if (g.created_at < at || (g.created_at === at && g.id < id)) lo = mid + 1;
-      else hi = mid;
-    }
-    i = lo - 1;
-  }
+  const { items, more } = pageOf(hub.state.by_account.get(ctx.account!.id), after, limit, listed);
   // The body is joined once from its parts (one flat string: no copy of nested pieces later).
   const parts: string[] = ['{"data":['];
-  let count = 0;
-  let last: Generation | undefined;
-  for (; i >= 0 && count < limit; i--) {
-    const g = all[i]!;
-    if (g.deleted) continue;
-    if (count++ > 0) parts.push(",");
-    parts.push(hub.generations.recordText(g, ctx.baseUrl));
-    last = g;
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) parts.push(",");
+    parts.push(hub.generations.recordText(items[i]!, ctx.baseUrl));
   }
-  let more = false;
-  for (; i >= 0; i--) {
-    if (!all[i]!.deleted) {
-      more = true;
-      break;
-    }
-  }
-  const next = more && last ? JSON.stringify(makeCursor(hub.state.epoch, `${last.created_at}:${last.id}`)) : "null";
-  parts.push('],"next_cursor":', next, "}");
+  const next = nextCursor(hub.state.epoch, items, more);
+  parts.push('],"next_cursor":', next === null ? "null" : JSON.stringify(next), "}");
   return jsonText(ctx, 200, parts.join(""));
 };
 
-function splitPosition(position: string): [number, string] {
-  const colon = position.indexOf(":");
-  return [Number(position.slice(0, colon)), position.slice(colon + 1)];
-}
+const listed = (g: Generation) => !g.deleted;
 
 const submitGeneration: Handler = (ctx) => {
   const hub = ctx.hub;
@@ -86,7 +60,7 @@ const submitGeneration: Handler = (ctx) => {
 
   // A replay answers the stored record at its current status: before the plan, the
   // quotas and the balance are looked at, and without spending any of them.
-  const stored = lookup(hub.state, account.id, idempotencyKey, parsed.value, parsed.text);
+  const stored = lookup(hub.state, account.id, idempotencyKey, parsed.value, parsed.text, hub.clock.now() - hub.retention.idempotencySeconds * 1000);
   if (stored.kind === "replay") return accepted(ctx, stored.generation);
   if (stored.kind === "conflict") return refuse("duplicate_key_conflict", { message: "This Idempotency-Key was already used with a different body." });
 
@@ -142,6 +116,7 @@ const submitGeneration: Handler = (ctx) => {
     steps,
     charged_cc: charge.charged_cc,
     free_quota: charge.free_quota,
+    idempotencyKey,
   });
   if (charge.charged_cc > 0) {
     account.balance_cc -= charge.charged_cc;
@@ -229,8 +204,7 @@ const reportGeneration: Handler = (ctx) => {
   const reason = body.reason ?? "failure";
   const hub = ctx.hub;
   const account = ctx.account!;
-  const slot = body.client_msg_id ? `${account.id}\n${body.client_msg_id.toLowerCase()}` : undefined;
-  const earlier = slot ? hub.state.reports.get(slot) : undefined;
+  const earlier = body.client_msg_id ? hub.state.reports.get(sentKey(account.id, body.client_msg_id)) : undefined;
   if (earlier) {
     if (earlier.text !== body.text || earlier.reason !== reason) return refuse("report_replay_mismatch");
     return json(ctx, 201, { support_request_id: earlier.support_request_id, message_id: earlier.message_id });
@@ -251,7 +225,7 @@ const reportGeneration: Handler = (ctx) => {
     message_id: hub.ids.next("msg_", now),
     created_at: now,
   };
-  hub.state.reports.set(slot ?? report.support_request_id, report);
+  addReport(hub, report);
   return json(ctx, 201, { support_request_id: report.support_request_id, message_id: report.message_id });
 };
 

@@ -11,7 +11,7 @@
 import { schemaValidator, toDetails } from "../../contract/validator.ts";
 import { baseHeaders, isRefusal, json, readJson, type Ctx, type Handler } from "../pipeline/context.ts";
 import { refuse, type Refusal } from "../domain/refusal.ts";
-import { assetRecord, folderLimit, folderRecord, foldersOf, liveAssets, ownAsset } from "../domain/library.ts";
+import { assetRecord, assetsOf, folderLimit, folderRecord, foldersOf, isShown, itemCounts, ownAsset } from "../domain/library.ts";
 import { FOLDER_NAME_MAX, sameName, type Folder } from "../state/library.ts";
 import { newestFirst } from "../pipeline/listing.ts";
 
@@ -41,7 +41,8 @@ function taken(folders: readonly Folder[], name: string, except?: Folder): Refus
 }
 
 const listLibraryAssets: Handler = (ctx) => {
-  const page = newestFirst(ctx, liveAssets(ctx.hub, ctx.account!.id));
+  const hub = ctx.hub;
+  const page = newestFirst(ctx, assetsOf(hub, ctx.account!.id), (a) => isShown(hub, a));
   if (isRefusal(page)) return page;
   return json(ctx, 200, { data: page.items.map((a) => assetRecord(a, ctx.baseUrl)), next_cursor: page.next_cursor });
 };
@@ -75,7 +76,8 @@ const changeLibraryAssetTitle: Handler = (ctx) => {
 
 const listLibraryFolders: Handler = (ctx) => {
   const folders = foldersOf(ctx.hub, ctx.account!.id);
-  return json(ctx, 200, { data: folders.map((f, i) => folderRecord(ctx.hub, f, i)), next_cursor: null });
+  const counts = itemCounts(ctx.hub, ctx.account!.id);
+  return json(ctx, 200, { data: folders.map((f, i) => folderRecord(ctx.hub, f, i, counts)), next_cursor: null });
 };
 
 const createLibraryFolder: Handler = (ctx) => {
@@ -124,8 +126,8 @@ const deleteLibraryFolder: Handler = (ctx) => {
   if (at < 0) return noFolder();
   const [folder] = folders.splice(at, 1);
   let moved = 0;
-  for (const a of ctx.hub.state.library.assets.values()) {
-    if (a.folder_id === folder!.id) {
+  for (const a of assetsOf(ctx.hub, ctx.account!.id) ?? []) {
+    if (a.folder_id === folder!.id && ctx.hub.state.library.assets.get(a.id) === a) {
       a.folder_id = null;
       moved++;
     }

@@ -5,7 +5,7 @@ import { isRefusal, json, readerOf, readJson, type Handler } from "../pipeline/c
 import { refuse } from "../domain/refusal.ts";
 import { REFERENCE_PREFIX } from "../state/library.ts";
 import { readReference } from "../domain/references.ts";
-import { messageRecord, reportMessage, threadOf } from "../domain/support.ts";
+import { addMessage, messageRecord, reportMessage, reportsOf, threadOf } from "../domain/support.ts";
 import { sentKey, type SupportMessage } from "../state/support.ts";
 
 // The thread: the account's messages and its reports, oldest first. Support messages not
@@ -18,9 +18,7 @@ const readSupportThread: Handler = (ctx) => {
     rows.push({ at: m.created_at, id: m.id, record: messageRecord(m, m.from === "support" && !m.read) });
     m.read = true;
   }
-  for (const r of hub.state.reports.values()) {
-    if (r.account_id === accountId) rows.push({ at: r.created_at, id: r.message_id, record: reportMessage(r) });
-  }
+  for (const r of reportsOf(hub, accountId)) rows.push({ at: r.created_at, id: r.message_id, record: reportMessage(r) });
   rows.sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return json(ctx, 200, { data: rows.map((r) => r.record), next_cursor: null });
 };
@@ -74,8 +72,7 @@ const sendSupportMessage: Handler = (ctx) => {
     created_at: now,
     read: true,
   };
-  threadOf(hub, accountId).push(message);
-  store.sent.set(slot, message);
+  addMessage(hub, message);
   return json(ctx, 201, messageRecord(message));
 };
 

@@ -9,6 +9,7 @@ import type { RateLimiter } from "../domain/ratelimit.ts";
 import type { SessionStore } from "../domain/sessions.ts";
 import type { HubBase } from "../state/base.ts";
 import type { ResolvedOAuthOptions } from "../state/oauth.ts";
+import type { ScenarioCapture } from "../state/scenario/export.ts";
 import type { Scenario, ScenarioFile } from "../state/scenario/format.ts";
 
 export interface HubServices extends HubBase {
@@ -30,4 +31,6 @@ export interface HubServices extends HubBase {
   loadScenario(given: string | ScenarioFile): void;
   /** The current state as a scenario file. */
   exportScenario(header?: { name?: string; description?: string }): Scenario;
+  /** The current state, to be written as a scenario file a slice at a time. */
+  captureScenario(header?: { name?: string; description?: string }): ScenarioCapture;
 }

@@ -3,7 +3,7 @@
 // layers import only downward.
 import type { SimClock } from "./clock.ts";
 import type { HubState } from "./hub-state.ts";
-import type { AssetSource, HubOptions, Timing } from "./options.ts";
+import type { AssetSource, HubOptions, Retention, Timing } from "./options.ts";
 import type { IdMaker } from "./util.ts";
 
 export interface HubBase {
@@ -13,6 +13,8 @@ export interface HubBase {
   readonly ids: IdMaker;
   readonly state: HubState;
   readonly timing: Timing;
+  /** What is kept of each account's records (the options' over DEFAULT_RETENTION). */
+  readonly retention: Retention;
   readonly assets: AssetSource;
   /** Base address put in links; undefined: the address the caller used. */
   readonly publicUrl: string | undefined;

@@ -36,12 +36,24 @@ export interface Generation {
   next_at: number | null;
   /** The record as JSON for one base address; dropped on every change. */
   cache: { base: string; text: string } | null;
+  /** The `Idempotency-Key` it was submitted with (forgotten with it); null for a scenario's. */
+  idempotency_key: string | null;
+}
+
+/**
+ * A scenario export under way (state/scenario/export.ts): told before a generation
+ * changes or is dropped, so it writes the generation as it was when the export began.
+ */
+export interface GenerationCapture {
+  keep(gen: Generation): void;
 }
 
 export interface IdempotencyEntry {
   /** The accepted body as received (JSON text). */
   body: string;
   generation_id: string;
+  /** When the key was accepted: it is remembered for `retention.idempotencySeconds` from then. */
+  created_at: number;
 }
 
 export interface ReportRecord {

@@ -5,7 +5,7 @@
 import { accountsAt, keysAt, type Account, type ApiKey } from "./accounts.ts";
 import { articles, type Article } from "./fixtures/knowledge.ts";
 import { catalog, type ModelDef } from "./fixtures/catalog.ts";
-import type { Generation, IdempotencyEntry, ReportRecord } from "./generations.ts";
+import type { Generation, GenerationCapture, IdempotencyEntry, ReportRecord } from "./generations.ts";
 import type { LedgerEntry } from "./ledger.ts";
 import { emptyLibrary, type LibraryStore } from "./library.ts";
 import { emptyOAuth, resolveOptions } from "./oauth.ts";
@@ -15,7 +15,8 @@ import type { Scenario } from "./scenario/format.ts";
 import type { Session } from "./sessions.ts";
 import type { ProviderFacts } from "./subscriptions.ts";
 import { emptySupport, type SupportStore } from "./support.ts";
-import { entryOf, newList, randomToken } from "./util.ts";
+import { newTimeline, type Timeline } from "./timeline.ts";
+import { entryOf, randomToken } from "./util.ts";
 
 export interface HubState {
   /** Changes on every reset, so event ids and cursors of the old state are unknown. */
@@ -25,11 +26,12 @@ export interface HubState {
   /** By secret. */
   keys: Map<string, ApiKey>;
   generations: Map<string, Generation>;
-  /** Per account, in creation order (oldest first). */
-  by_account: Map<string, Generation[]>;
+  /** Per account, in creation order (oldest first; the oldest beyond retention are dropped). */
+  by_account: Map<string, Timeline<Generation>>;
   /** By account, then by `Idempotency-Key`. */
   idempotency: Map<string, Map<string, IdempotencyEntry>>;
-  ledger: LedgerEntry[];
+  /** The credit ledger, per account, in creation order (domain/ledger.ts writes it). */
+  ledger: Map<string, Timeline<LedgerEntry>>;
   /** By `<account>\n<client_msg_id>` and by support request id. */
   reports: Map<string, ReportRecord>;
   models: ModelDef[];
@@ -41,6 +43,8 @@ export interface HubState {
   /** What the payment provider knows, by account (made on first use). */
   provider: Map<string, ProviderFacts>;
   oauth: OAuthState;
+  /** Scenario exports under way (GET /_sim/scenario): a generation about to change is kept for them as it was. */
+  captures: Set<GenerationCapture>;
 }
 
 /** A new state with the scenario's accounts and keys (scenario/seed.ts adds the rest). */
@@ -53,7 +57,7 @@ export function createState(now: number, options: HubOptions, scenario: Scenario
     generations: new Map(),
     by_account: new Map(),
     idempotency: new Map(),
-    ledger: [],
+    ledger: new Map(),
     reports: new Map(),
     models: catalog(),
     articles: articles(),
@@ -62,11 +66,12 @@ export function createState(now: number, options: HubOptions, scenario: Scenario
     sessions: new Map(),
     provider: new Map(),
     oauth: emptyOAuth(resolveOptions(options.oauth)),
+    captures: new Set(),
   };
 }
 
 /** Registers a generation (a new one, or a fixture restored at its final state). */
 export function addGeneration(state: HubState, gen: Generation): void {
   state.generations.set(gen.id, gen);
-  entryOf(state.by_account, gen.account_id, newList<Generation>).push(gen);
+  entryOf(state.by_account, gen.account_id, newTimeline<Generation>).add(gen);
 }

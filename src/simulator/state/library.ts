@@ -4,8 +4,11 @@
 // An upload ticket (POST /v1/uploads) is written exactly once, by a direct PUT to its
 // storage `url` or through `PUT /v1/uploads/content`; the written file is an asset in the
 // library at once, and the ticket's `reference` names it in generation requests and
-// support messages until the asset's `expires_at`.
+// support messages until the asset's `expires_at`. Expired assets, their tickets and
+// tickets never written are dropped by a sweep (domain/library.ts).
 import { DEFAULT_SIGNATURE_SECONDS, DEFAULT_UPLOAD_LIFETIME_DAYS, type HubOptions } from "./options.ts";
+import { newTimeline, type Timeline } from "./timeline.ts";
+import { entryOf } from "./util.ts";
 
 /** Upload references and ticket ids: `upl_` and a time-ordered id. */
 export const REFERENCE_PREFIX = "upl_";
@@ -70,14 +73,24 @@ export interface LibraryStore {
   tickets: Map<string, UploadTicket>;
   /** By id. */
   assets: Map<string, Asset>;
+  /** Per account, in creation order (the asset list pages it). */
+  by_account: Map<string, Timeline<Asset>>;
   /** By account, in position order (a folder's `position` is its index). */
   folders: Map<string, Folder[]>;
   /** By URL. */
   remote: Map<string, RemoteFile>;
+  /** Simulated time of the next sweep of expired assets and tickets. */
+  next_sweep: number;
 }
 
 export function emptyLibrary(): LibraryStore {
-  return { tickets: new Map(), assets: new Map(), folders: new Map(), remote: new Map() };
+  return { tickets: new Map(), assets: new Map(), by_account: new Map(), folders: new Map(), remote: new Map(), next_sweep: 0 };
+}
+
+/** Puts an asset in the library (by id, and in its account's timeline). */
+export function addAsset(store: LibraryStore, asset: Asset): void {
+  store.assets.set(asset.id, asset);
+  entryOf(store.by_account, asset.account_id, newTimeline<Asset>).add(asset);
 }
 
 export function uploadLifetimeMs(options: HubOptions): number {

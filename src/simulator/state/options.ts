@@ -69,6 +69,41 @@ export const DEFAULT_FOLDER_LIMIT = 50;
 export const DEFAULT_UPLOAD_LIFETIME_DAYS = 30;
 export const DEFAULT_SIGNATURE_SECONDS = 900;
 
+/**
+ * How much the hub keeps, so a simulator left running for days stays the same size. The
+ * seed gives only the event history's 7 days (`retentionDays`); these numbers are the
+ * simulator's (docs/simulator.md, "Decisions where the seed is silent").
+ */
+export interface Retention {
+  /** Generations kept per account, the newest; an older one is dropped and answers 404 like a missing one. */
+  generations: number;
+  /** Seconds an `Idempotency-Key` is remembered (no longer than its generation is kept). */
+  idempotencySeconds: number;
+  /** Ledger rows kept per account; older rows are folded into one opening row, so the rows still add up to the balance. */
+  ledgerRows: number;
+  /** Events kept per account besides the 7 days; a `Last-Event-ID` before them answers `reset` (`cursor_expired`). */
+  events: number;
+  /** Items of an account's support thread (its messages and its reports) kept, the newest. */
+  supportMessages: number;
+}
+
+export const DEFAULT_RETENTION: Retention = {
+  generations: 10_000,
+  idempotencySeconds: 86_400,
+  ledgerRows: 20_000,
+  events: 50_000,
+  supportMessages: 1_000,
+};
+
+/** The options' retention over the defaults; a count or lifetime below 1 is refused (RangeError). */
+export function retentionOf(options: HubOptions): Retention {
+  const r = { ...DEFAULT_RETENTION, ...options.retention };
+  for (const [name, value] of Object.entries(r)) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`retention.${name} must be a whole number of at least 1, got ${JSON.stringify(value)}`);
+  }
+  return r;
+}
+
 export interface HubOptions {
   /** Simulated seconds per real second; 0 freezes the clock (advance it explicitly). */
   clockSpeed?: number;
@@ -80,6 +115,8 @@ export interface HubOptions {
   heartbeatSeconds?: number;
   /** Event history retention in simulated days (default from the contract: 7). */
   retentionDays?: number;
+  /** What the hub keeps of each account's records (DEFAULT_RETENTION where not given). */
+  retention?: Partial<Retention>;
   /** Open streams per key (default from the contract: 10). */
   maxStreamsPerKey?: number;
   /** Base address put in links (`output_urls`); default: the address the caller used. */

@@ -1,5 +1,7 @@
 // The support thread's records: one thread per account, holding the account's own
-// messages and the answers of support. Reports (state.reports) show in it too.
+// messages and the answers of support. Reports (state.reports) show in it too. Beyond
+// `retention.supportMessages` items per account the oldest go (domain/support.ts).
+import type { ReportRecord } from "./generations.ts";
 
 export interface SupportMessage {
   id: string;
@@ -18,6 +20,8 @@ export interface SupportStore {
   threads: Map<string, SupportMessage[]>;
   /** By `<account>\n<client_msg_id in lower case>`. */
   sent: Map<string, SupportMessage>;
+  /** The reports of each account (also in state.reports), oldest first. */
+  reports: Map<string, ReportRecord[]>;
 }
 
 /** The key of `sent`: client_msg_id is the account's own, compared without case. */
@@ -26,5 +30,5 @@ export function sentKey(accountId: string, clientMsgId: string): string {
 }
 
 export function emptySupport(): SupportStore {
-  return { threads: new Map(), sent: new Map() };
+  return { threads: new Map(), sent: new Map(), reports: new Map() };
 }

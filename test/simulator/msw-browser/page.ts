@@ -1,7 +1,7 @@
 // The page of the browser test (test/simulator/msw-browser.test.ts), bundled by esbuild:
 // it registers MSW's service worker with the hub's handlers, then drives the typed client
 // as a frontend would (submit, advance the clock, the event stream, resume, a result
-// file, an upload, a refusal) and reports what it saw in `window.mswReport`.
+// file, an upload, a refusal, an export) and reports what it saw in `window.mswReport`.
 import { setupWorker } from "msw/browser";
 import { createHubClient, HubApiError, type HubClient, type HubEvent } from "../../../src/client/index.ts";
 import { createHubHandlers } from "../../../src/simulator/msw/index.ts";
@@ -26,6 +26,8 @@ export interface PageReport {
    * runs in the hub here too): a JSON change, and a POST without JSON.
    */
   pageControl: { json: number; bare: number };
+  /** The busy account exported through the control route (written a slice at a time), beside the hub's own export. */
+  exported: { generations: number; sameAsHub: boolean };
 }
 
 declare global {
@@ -59,7 +61,7 @@ function collect(client: HubClient, lastEventId?: string) {
 const statusesOf = (events: HubEvent[], id: string) => events.flatMap((e) => (e.event === "generation.status_changed" && e.data.id === id ? [e.data.status] : []));
 
 async function run(): Promise<PageReport> {
-  const { handlers, control } = createHubHandlers({ baseUrl: BASE });
+  const { handlers, control, hub } = createHubHandlers({ baseUrl: BASE });
   const worker = setupWorker(...handlers);
   await worker.start({ quiet: true, onUnhandledRequest: "error", serviceWorker: { url: "/mockServiceWorker.js" } });
   const client = createHubClient({ baseUrl: BASE, apiKey: "ghk_demo_full", backoffBase: 5, backoffMax: 20 });
@@ -104,6 +106,9 @@ async function run(): Promise<PageReport> {
   const controlJson = await fetch(`${BASE}/_sim/clock`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ speed: 0 }) });
   const controlBare = await fetch(`${BASE}/_sim/reset`, { method: "POST" });
 
+  await control.loadScenario("busy-account");
+  const exported = await control.exportScenario();
+
   return {
     submit: { status: submitted.status, generationStatus: submitted.data.status, requestId: submitted.requestId, rateLimitPolicy: submitted.rateLimit?.policy },
     streamed: statusesOf(first.got, id),
@@ -116,6 +121,7 @@ async function run(): Promise<PageReport> {
     tooLarge: { status: big.status, code: ((await big.json()) as { error: { code: string } }).error.code },
     refusal: refused instanceof HubApiError ? { status: refused.status, code: refused.code } : { status: 0, code: String(refused) },
     pageControl: { json: controlJson.status, bare: controlBare.status },
+    exported: { generations: exported.generations.length, sameAsHub: JSON.stringify(exported) === JSON.stringify(hub.exportScenario()) },
   };
 }
 

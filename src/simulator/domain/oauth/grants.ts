@@ -7,6 +7,7 @@
 // `key_id`, the `default` rate window, streams per key) and its spend limit answers
 // 402 `grant_spend_limit_reached` beside the keys' limit.
 import type { HubBase } from "../../state/base.ts";
+import type { Generation } from "../../state/generations.ts";
 import type { HubState } from "../../state/hub-state.ts";
 import type { Code, Grant, OAuthState, ResolvedOAuthOptions } from "../../state/oauth.ts";
 import { randomToken } from "../../state/util.ts";
@@ -89,6 +90,12 @@ export function grantSpent(state: HubState, grant: Grant): number {
     if (g.key_id === grant.id && !g.refunded) spent += g.charged_cc;
   }
   return spent;
+}
+
+/** A generation dropped by retention: what it spent of its grant stays spent. */
+export function keepGrantSpend(state: HubState, gen: Generation): void {
+  const grant = state.oauth.grants.get(gen.key_id);
+  if (grant && !gen.refunded) grant.spent_base_cc += gen.charged_cc;
 }
 
 /** Access tokens (`gho_…`) on /v1. */

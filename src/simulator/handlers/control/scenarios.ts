@@ -6,7 +6,8 @@
 import { refuse, type Refusal } from "../../domain/refusal.ts";
 import { isRefusal, json, type Ctx } from "../../pipeline/context.ts";
 import type { HubServices } from "../../pipeline/services.ts";
-import type { Scenario, ScenarioFile } from "../../state/scenario/format.ts";
+import { jsonSliced } from "../../pipeline/sliced.ts";
+import { SCENARIO_VERSION, type Scenario, type ScenarioFile } from "../../state/scenario/format.ts";
 import { readScenario, ScenarioError, shippedNames, shippedScenario } from "../../state/scenario/read.ts";
 import { controlBody, type ControlRoutes } from "./body.ts";
 
@@ -34,10 +35,13 @@ export const scenarioControl: ControlRoutes = {
   "GET scenarios": (ctx) => json(ctx, 200, { data: shippedNames.map((name) => summary(shippedScenario(name)!)), loaded: ctx.hub.scenario.name }),
   "GET scenario": (ctx) => {
     const header = { name: ctx.query.get("name") ?? undefined, description: ctx.query.get("description") ?? undefined };
-    const exported = ctx.hub.exportScenario(header);
+    const capture = ctx.hub.captureScenario(header);
     // A name or description given in the query must make a file that loads.
-    const refused = checked(() => readScenario(exported));
-    return refused ?? json(ctx, 200, exported);
+    const refused = checked(() => readScenario({ scenario_version: SCENARIO_VERSION, name: capture.name, description: capture.description, accounts: [] }));
+    if (refused) return refused;
+    // Written a slice at a time: other requests are answered meanwhile (pipeline/sliced.ts).
+    capture.open();
+    return jsonSliced(ctx, 200, capture.text(), () => capture.close());
   },
   "POST scenario": (ctx) => {
     const b = controlBody(ctx);

@@ -9,9 +9,10 @@ import { catalog } from "../fixtures/catalog.ts";
 import type { Generation, Step } from "../generations.ts";
 import { addGeneration } from "../hub-state.ts";
 import type { LedgerEntry } from "../ledger.ts";
-import { REFERENCE_PREFIX, signatureMs, uploadLifetimeMs, sameName, type Asset, type Folder, type UploadTicket } from "../library.ts";
+import { addAsset, REFERENCE_PREFIX, signatureMs, uploadLifetimeMs, sameName, type Asset, type Folder, type UploadTicket } from "../library.ts";
 import { imageSize } from "../media.ts";
 import { sentKey, type SupportMessage } from "../support.ts";
+import { newTimeline } from "../timeline.ts";
 import { entryOf, newList, randomToken } from "../util.ts";
 import type { Scenario, ScenarioGeneration } from "./format.ts";
 import { decodeBase64 } from "./read.ts";
@@ -73,6 +74,7 @@ function generationOf(base: HubBase, g: ScenarioGeneration, at: number, model: {
     pending: null,
     next_at: null,
     cache: null,
+    idempotency_key: null,
   };
 }
 
@@ -82,12 +84,14 @@ function generationOf(base: HubBase, g: ScenarioGeneration, at: number, model: {
  */
 function seedLedger(base: HubBase, scenario: Scenario, generations: readonly Generation[]): void {
   const now = base.clock.now();
-  const rows: LedgerEntry[] = base.state.ledger;
+  // Each account's rows in creation order (the hub folds what is beyond the retention).
   const row = (account_id: string, amount_cc: number, generation_id: string | null, reason: LedgerEntry["reason"], created_at: number, id?: string) => {
-    rows.push({ id: id ?? base.ids.next("txn_", created_at), account_id, amount_cc, generation_id, reason, created_at });
+    const entry: LedgerEntry = { id: id ?? base.ids.next("txn_", created_at), account_id, amount_cc, generation_id, reason, created_at };
+    entryOf(base.state.ledger, account_id, newTimeline<LedgerEntry>).add(entry);
   };
   if (scenario.ledger) {
-    for (const r of scenario.ledger) row(r.account_id, r.amount_cc, r.generation_id, r.reason, now - ms(r.created_seconds_ago), r.id);
+    // In creation order (a file may list them in any): each then goes at the end of its account's list.
+    for (const { r, at } of inTimeOrder(scenario.ledger, now)) row(r.account_id, r.amount_cc, r.generation_id, r.reason, at, r.id);
     return;
   }
   const charged = generations.filter((g) => g.charged_cc > 0);
@@ -112,7 +116,7 @@ function seedLibrary(base: HubBase, scenario: Scenario): void {
     const folder: Folder = { id: f.id ?? base.ids.next("fld_", at), account_id: f.account_id, name: f.name, created_at: at };
     entryOf(store.folders, f.account_id, newList<Folder>).push(folder);
   }
-  for (const a of scenario.library.assets) {
+  for (const { r: a } of inTimeOrder(scenario.library.assets, now)) {
     // Without bytes of its own, an asset is the simulator's image (none without result files).
     const sample = a.data_base64 === undefined ? base.assets("image") : undefined;
     const bytes = sample ? sample.bytes : a.data_base64 !== undefined ? decodeBase64(a.data_base64) : undefined;
@@ -148,8 +152,13 @@ function seedLibrary(base: HubBase, scenario: Scenario): void {
     };
     ticket.asset_id = asset.id;
     store.tickets.set(ticket.reference, ticket);
-    store.assets.set(asset.id, asset);
+    addAsset(store, asset);
   }
+}
+
+/** A scenario's records with their times, oldest first (the file's order among equals). */
+function inTimeOrder<T extends { created_seconds_ago: number }>(records: readonly T[], now: number): { r: T; at: number }[] {
+  return records.map((r, i) => ({ r, i, at: now - ms(r.created_seconds_ago) })).sort((a, b) => a.at - b.at || a.i - b.i);
 }
 
 function seedSupport(base: HubBase, scenario: Scenario): void {
