@@ -24,6 +24,9 @@ import type { GeneratedReport } from "./generate/report.ts";
 import type { PrismFinding } from "./http.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
 import { Masker, type MaskedExchange } from "./exchange-record.ts";
+import { ladderEveryRoute } from "./properties/ladder.ts";
+import { queryCredentials } from "./properties/query-credentials.ts";
+import { pathSpellings } from "./properties/spellings.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
 export const CHECKS: readonly Check[] = [
@@ -31,7 +34,9 @@ export const CHECKS: readonly Check[] = [
   heartbeatStart,
   routes,
   ladder,
+  ladderEveryRoute,
   keyPlacement,
+  queryCredentials,
   envelope,
   models,
   knowledge,
@@ -54,6 +59,7 @@ export const CHECKS: readonly Check[] = [
   supportSend,
   library,
   billing,
+  pathSpellings,
   session,
   oauthClients,
   oauthFlow,

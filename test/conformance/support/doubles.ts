@@ -7,6 +7,7 @@ import { schemaValidator, toDetails } from "../../../src/contract/index.ts";
 import type { RunningSimulator } from "../../../src/simulator/index.ts";
 import { clampsKnowledgeLimit, crashesOnUnknownField, jsonBody, ignoresContentType, missingRoutes, neverLocalised, stackTraces } from "./faults.ts";
 import { bodyRewrite, editJson, framesKept, pathOnly, queryRewrite, statusRewrite, type ProxiedRequest, type Rewrite } from "./proxy.ts";
+import { ROUTE_DOUBLES } from "./doubles-routes.ts";
 
 export interface Double {
   /** The rule the double breaks. */
@@ -684,4 +685,5 @@ export const DOUBLES: Double[] = [
     title: "another account's generation leaks on the title change (403, a missing one 404)",
     make: (sim) => leaksAs403(sim, "PATCH"),
   },
+  ...ROUTE_DOUBLES,
 ];

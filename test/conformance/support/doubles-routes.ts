@@ -1,0 +1,83 @@
+// Broken servers whose one bug lives on some routes and not on the others (a check made on
+// one route and not repeated on the rest): each is caught only by a property the suite
+// applies to every route, parameter or input (src/conformance/properties/). Spread into
+// DOUBLES (doubles.ts); their tests are test/conformance/properties-*.test.ts.
+import { matchOperation } from "../../../src/contract/index.ts";
+import type { Double } from "./doubles.ts";
+import { editJson, pathOnly, type ProxiedRequest, type Rewrite } from "./proxy.ts";
+
+const MAIN = "Bearer ghk_demo_full";
+
+function bearer(req: ProxiedRequest): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ""))?.[1];
+}
+
+function jsonOf(req: ProxiedRequest): any {
+  try {
+    return JSON.parse(req.body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Requests that `when` picks go upstream as the main key's (the server let them through its credential checks). */
+function servedAsMain(when: (req: ProxiedRequest) => boolean, strip?: (req: ProxiedRequest) => ProxiedRequest): Rewrite {
+  return {
+    request(req) {
+      if (!when(req)) return req;
+      const r = strip ? strip(req) : req;
+      return { ...r, headers: { ...r.headers, authorization: MAIN } };
+    },
+  };
+}
+
+export const ROUTE_DOUBLES: Double[] = [
+  {
+    rule: "AUTH-7",
+    area: "auth ladder",
+    found: "default",
+    title: "checks a key's expiry on every route but the library's (an expired key reads and writes the library)",
+    make: () => servedAsMain((req) => pathOnly(req).startsWith("/v1/library/") && bearer(req) === "ghk_demo_expired"),
+  },
+  {
+    rule: "AUTH-8",
+    area: "auth ladder",
+    found: "default",
+    title: 'refuses an unusable OAuth token on the library routes without error="invalid_token" in WWW-Authenticate',
+    make: (): Rewrite => ({
+      answer(req, a) {
+        const challenge = a.headers["www-authenticate"];
+        if (a.status !== 401 || !challenge || !pathOnly(req).startsWith("/v1/library/")) return a;
+        return { ...a, headers: { ...a.headers, "www-authenticate": challenge.replace(/,?\s*error="invalid_token"/, "") } };
+      },
+    }),
+  },
+  {
+    rule: "AUTH-7",
+    // The catalog's answer served at /v1/models/ (not a route) keeps the catalog's Cache-Control.
+    also: ["W-13"],
+    area: "auth ladder",
+    found: "default",
+    title: "compares the raw path with the routes it guards: a trailing slash is served without a credential (the router ignores it)",
+    make: () =>
+      servedAsMain(
+        (req) => req.headers.authorization === undefined && pathOnly(req).startsWith("/v1/") && pathOnly(req).endsWith("/"),
+        (req) => ({ ...req, path: req.path.replace(/\/(?=\?|$)/, "") }),
+      ),
+  },
+  {
+    rule: "AUTH-4",
+    area: "auth ladder",
+    found: "default",
+    title: "takes the key from ?api_key= on every route but GET /v1/whoami",
+    make: (): Rewrite => ({
+      request(req) {
+        const url = new URL(req.path, "http://x");
+        const key = url.searchParams.get("api_key");
+        if (req.headers.authorization !== undefined || !key || url.pathname === "/v1/whoami") return req;
+        url.searchParams.delete("api_key");
+        return { ...req, path: url.pathname + url.search, headers: { ...req.headers, authorization: `Bearer ${key}` } };
+      },
+    }),
+  },
+];
