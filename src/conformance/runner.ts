@@ -27,6 +27,7 @@ import { Masker, type MaskedExchange } from "./exchange-record.ts";
 import { ladderEveryRoute } from "./properties/ladder.ts";
 import { queryCredentials } from "./properties/query-credentials.ts";
 import { pathSpellings } from "./properties/spellings.ts";
+import { anotherAccountEveryRoute, fewerScopesEveryRoute } from "./properties/sweeps.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
 export const CHECKS: readonly Check[] = [
@@ -65,6 +66,8 @@ export const CHECKS: readonly Check[] = [
   oauthFlow,
   oauthToken,
   oauthDocument,
+  anotherAccountEveryRoute,
+  fewerScopesEveryRoute,
   generated,
   windows,
   localisation,

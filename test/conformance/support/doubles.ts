@@ -503,15 +503,24 @@ export const DOUBLES: Double[] = [
   {
     rule: "AUTH-6",
     area: "stateful",
-    found: "generate",
+    found: "default",
     operations: ["deleteLibraryFolder"],
     title: "ignores library:write: a key without it may change and delete folders",
     make(sim) {
+      // The key is served as if it held the scope (its own rate window still counts it).
+      let granted: { scopes: string[] } | undefined;
       return {
         request(req) {
           const key = callerKey(sim, req);
           if (req.method === "GET" || !pathOnly(req).startsWith("/v1/library/") || !key || key.scopes.includes("library:write")) return req;
-          return { ...req, headers: { ...req.headers, authorization: "Bearer ghk_demo_full" } };
+          granted = key;
+          key.scopes = [...key.scopes, "library:write"];
+          return req;
+        },
+        answer(_req, a) {
+          if (granted) granted.scopes = granted.scopes.filter((s) => s !== "library:write");
+          granted = undefined;
+          return a;
         },
       };
     },
@@ -679,7 +688,7 @@ export const DOUBLES: Double[] = [
   {
     rule: "W-8",
     area: "stateful",
-    found: "generate",
+    found: "default",
     operations: ["changeGenerationTitle"],
     with: ["SUB-1", "PRICE-1"],
     title: "another account's generation leaks on the title change (403, a missing one 404)",
