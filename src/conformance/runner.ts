@@ -27,6 +27,7 @@ import { Masker, type MaskedExchange } from "./exchange-record.ts";
 import { ladderEveryRoute } from "./properties/ladder.ts";
 import { queryCredentials } from "./properties/query-credentials.ts";
 import { pathSpellings } from "./properties/spellings.ts";
+import { boundsEveryInput } from "./properties/bounds.ts";
 import { anotherAccountEveryRoute, fewerScopesEveryRoute } from "./properties/sweeps.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
@@ -61,6 +62,7 @@ export const CHECKS: readonly Check[] = [
   library,
   billing,
   pathSpellings,
+  boundsEveryInput,
   session,
   oauthClients,
   oauthFlow,

@@ -80,4 +80,31 @@ export const ROUTE_DOUBLES: Double[] = [
       },
     }),
   },
+  {
+    rule: "SUB-V",
+    area: "generated inputs",
+    found: "default",
+    title: "refuses a video duration at its maximum (30) as out_of_range: its bound is off by one",
+    make: (): Rewrite => ({
+      answer(req, a) {
+        const body = req.method === "POST" && pathOnly(req) === "/v1/pricing/estimate" ? jsonOf(req) : undefined;
+        if (body?.type !== "video" || body.duration !== 30) return a;
+        return editJson({ ...a, status: 400 }, (b) => ({ error: { code: "invalid_request", message: "Parameters not valid; see `details`.", user_message: "Parameters not valid; see `details`.", request_id: b?.error?.request_id ?? req.headers["x-request-id"], details: [{ field: "duration", reason: "out_of_range", message: "duration must be 2..29" }] } }));
+      },
+    }),
+  },
+  {
+    rule: "PRICE-7",
+    area: "generated inputs",
+    found: "default",
+    title: "does not check the length of audio_urls items (a 2049-character reference is priced)",
+    make: (): Rewrite => ({
+      request(req) {
+        const body = req.method === "POST" && pathOnly(req) === "/v1/pricing/estimate" ? jsonOf(req) : undefined;
+        if (!Array.isArray(body?.audio_urls) || !body.audio_urls.some((u: unknown) => typeof u === "string" && u.length > 2048)) return req;
+        const { audio_urls: _dropped, ...rest } = body;
+        return { ...req, body: Buffer.from(JSON.stringify(rest)) };
+      },
+    }),
+  },
 ];

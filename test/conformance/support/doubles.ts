@@ -600,7 +600,7 @@ export const DOUBLES: Double[] = [
   {
     rule: "PAGE-3",
     area: "generated inputs",
-    found: "generate",
+    found: "default",
     operations: ["searchKnowledge"],
     title: "a bound not enforced: the knowledge search clamps limit into 1..100",
     make: () => clampsKnowledgeLimit(),
