@@ -27,8 +27,10 @@ import { Masker, type MaskedExchange } from "./exchange-record.ts";
 import { ladderEveryRoute } from "./properties/ladder.ts";
 import { queryCredentials } from "./properties/query-credentials.ts";
 import { pathSpellings } from "./properties/spellings.ts";
+import { frameworkRefusals } from "./properties/answers.ts";
 import { boundsEveryInput } from "./properties/bounds.ts";
 import { anotherAccountEveryRoute, fewerScopesEveryRoute } from "./properties/sweeps.ts";
+import { watchEveryAnswer } from "./properties/every-answer.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
 export const CHECKS: readonly Check[] = [
@@ -40,6 +42,7 @@ export const CHECKS: readonly Check[] = [
   keyPlacement,
   queryCredentials,
   envelope,
+  frameworkRefusals,
   models,
   knowledge,
   pricing,
@@ -142,6 +145,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
     requestTimeoutMs: r.requestTimeoutMs,
     wait: (s) => (options.advance ? options.advance(s) : new Promise((res) => setTimeout(res, s * 1000))),
     log: options.log,
+    watch: watchEveryAnswer(results, r.staticMock),
   });
   const ctx = new Ctx(r, target, results);
   const started = Date.now();

@@ -1,6 +1,6 @@
-// The bounds of every input, as a property of every run (src/conformance/properties/):
-// each broken server breaks the rule on some inputs only, the suite fails exactly that
-// rule, and only the property finds it.
+// The bounds of every input and the refusals a framework answers by itself, as properties
+// of every route (src/conformance/properties/): each broken server breaks the rule on some
+// inputs or routes only, the suite fails exactly that rule, and only the property finds it.
 import { describe, expect, it } from "vitest";
 import { boundCases } from "../../src/conformance/properties/bounds.ts";
 import { planFor, type Known, type Plan } from "../../src/conformance/generate/plans.ts";
@@ -81,5 +81,29 @@ describe("the bounds of every input", () => {
     const report = await against(routeDouble("PAGE-3", /knowledge search clamps/));
     expect(failing(report), explain(report)).toEqual(["PAGE-3"]);
     expect(messages(report, "PAGE-3").sort()).toEqual([expect.stringMatching(/^searchKnowledge: limit="0" \(minimum 1\): accepted with 200/), expect.stringMatching(/^searchKnowledge: limit="101" \(maximum 100\): accepted with 200/)]);
+  });
+});
+
+describe("refusals a framework answers, on every route", () => {
+  it("W-5 EP-1: fails a server that answers a method a path does not take with its HTML 405 page", { timeout: 60_000 }, async () => {
+    const report = await against(routeDouble("W-5", /405/));
+    expect(failing(report), explain(report)).toEqual(["EP-1", "W-5"]);
+    const rows = report.rows.find((r) => r.id === "W-5")!.failures;
+    expect(rows.length).toBeGreaterThan(10);
+    expect(rows.every((f) => /^a failure whose body is not JSON: "<html>/.test(f.message) && / -> 405$/.test(f.request ?? ""))).toBe(true);
+  });
+
+  it("ENV-6: fails a server that answers a body that is not JSON with the parser's message on every route but the estimate", { timeout: 60_000 }, async () => {
+    const report = await against(routeDouble("ENV-6", /parser's message/));
+    expect(failing(report), explain(report)).toEqual(["ENV-6"]);
+    const rows = report.rows.find((r) => r.id === "ENV-6")!.failures;
+    expect(rows.length).toBeGreaterThan(5);
+    expect(rows.every((f) => /Unexpected end of JSON input/.test(f.message) && !/pricing\/estimate/.test(f.request ?? ""))).toBe(true);
+  });
+
+  it("EP-3: fails a server that drops the RateLimit pair from its 404 answers (the route's own refusals)", { timeout: 60_000 }, async () => {
+    const report = await against(routeDouble("EP-3", /404/));
+    expect(failing(report), explain(report)).toEqual(["EP-3"]);
+    expect(messages(report, "EP-3").every((m) => /^a 404 not_found of \w+ \(the route's own refusal: the request passed the limiter\) came without RateLimit and RateLimit-Policy$/.test(m))).toBe(true);
   });
 });

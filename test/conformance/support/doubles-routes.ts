@@ -107,4 +107,47 @@ export const ROUTE_DOUBLES: Double[] = [
       },
     }),
   },
+  {
+    rule: "W-5",
+    also: ["EP-1"],
+    area: "envelope",
+    found: "default",
+    title: "answers a method a path does not take with the framework's HTML 405 page",
+    make: (): Rewrite => ({
+      answer(req, a) {
+        const path = pathOnly(req);
+        if (a.status !== 404 || !path.startsWith("/v1/") || matchOperation(req.method, path)) return a;
+        const other = ["GET", "POST", "PUT", "PATCH", "DELETE"].some((m) => matchOperation(m, path));
+        if (!other) return a;
+        return { status: 405, headers: { ...a.headers, "content-type": "text/html; charset=utf-8" }, body: `<html><body><h1>405 Method Not Allowed</h1><p>${req.method} ${path}</p></body></html>` };
+      },
+    }),
+  },
+  {
+    rule: "ENV-6",
+    area: "envelope",
+    found: "default",
+    title: "answers a body that is not JSON with the JSON parser's message, on every route but the price estimate",
+    make: (): Rewrite => ({
+      answer(req, a) {
+        if (a.status !== 400 || req.body.length === 0 || pathOnly(req) === "/v1/pricing/estimate" || jsonOf(req) !== undefined) return a;
+        if (!/json/.test(String(req.headers["content-type"] ?? ""))) return a;
+        return editJson(a, (b) => ({ error: { ...b.error, message: "Unexpected end of JSON input", user_message: "Unexpected end of JSON input", details: undefined } }));
+      },
+    }),
+  },
+  {
+    rule: "EP-3",
+    area: "headers",
+    found: "default",
+    with: ["GEN-9"],
+    title: "drops RateLimit and RateLimit-Policy from its 404 answers",
+    make: (): Rewrite => ({
+      answer(_req, a) {
+        if (a.status !== 404) return a;
+        const { ratelimit: _r, "ratelimit-policy": _p, ...headers } = a.headers;
+        return { ...a, headers };
+      },
+    }),
+  },
 ];
