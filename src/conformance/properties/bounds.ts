@@ -18,7 +18,7 @@ import { knownOf } from "../checks/generated.ts";
 import { baseCase, bodyFault, fieldOfParam, queryFault, queryText, specialExpectation, type Case, type Context } from "../generate/cases.ts";
 import { generatedRules, planFor, ruleOf, variantValues, type Known, type Plan, type Variant } from "../generate/plans.ts";
 import { judge, send } from "../generate/run.ts";
-import { dotted, fieldFaults, fieldsOf, minimalValue, placed, stringOfLength, view, type Field, type RealValues } from "../generate/schema.ts";
+import { fieldFaults, fieldsOf, minimalValue, placed, stringOfLength, view, type Field, type RealValues } from "../generate/schema.ts";
 import { keyFor } from "./credentials.ts";
 import { selects } from "./every-route.ts";
 
