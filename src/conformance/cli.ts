@@ -31,8 +31,8 @@ Without --base-url it starts the simulator and uses its demo keys.
   --key ROLE=KEY          an extra key for one refusal (repeatable)     HUB_KEY_<ROLE>
                           roles: ${Object.keys(KEY_ROLES).join(", ")}
   --scoped-key KEY        a key of the main account with fewer scopes   HUB_SCOPED_KEY_1, _2, ...
-                          (repeatable): with --generate, every route needing a scope
-                          it lacks must answer 403 insufficient_scope
+                          (repeatable): every route needing a scope it lacks
+                          must answer 403 insufficient_scope
   --allow-writes          allow requests that change state (no credits) HUB_ALLOW_WRITES=1
   --allow-spend           allow submits that cost credits (and writes)  HUB_ALLOW_SPEND=1
   --session-cookie VALUE  a site session: the Cookie header value       HUB_SESSION_COOKIE

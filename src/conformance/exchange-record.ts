@@ -80,7 +80,9 @@ export class Masker {
 
   /** A copy-paste `curl` line that sends the request again. */
   curl(sent: SentRequest): string {
-    const words = ["curl", "-sS", "-i", "-X", sent.method, this.shellWord(cutCredentials(sent.url))];
+    // curl resolves dot segments too, unless told to send the path as it is.
+    const asIs = /\/\.{1,2}(?=[/?#]|$)/.test(sent.url) ? ["--path-as-is"] : [];
+    const words = ["curl", "-sS", "-i", ...asIs, "-X", sent.method, this.shellWord(cutCredentials(sent.url))];
     for (const [name, value] of headerLines(sent)) {
       const masked = this.#split(value).some((p) => p.variable !== undefined) ? value : CREDENTIAL_HEADERS.has(name.toLowerCase()) ? cutValue(value) : cutCredentials(value);
       words.push("-H", this.shellWord(`${headerName(name)}: ${masked}`));

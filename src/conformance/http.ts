@@ -76,6 +76,11 @@ export interface RequestSpec {
    * node:http, and never through a proxy (it may join them too).
    */
   lines?: [string, string][];
+  /**
+   * Send the path byte for byte (through node:http): fetch resolves dot segments
+   * (`/v1/x/../whoami`) before sending, as a URL parser does.
+   */
+  verbatim?: boolean;
 }
 
 export interface PrismFinding {
@@ -105,6 +110,8 @@ export interface TargetOptions {
   requestTimeoutMs: number;
   wait: (seconds: number) => Promise<void>;
   log?: (line: string) => void;
+  /** Runs on every answer after the observations here (the properties of every answer kept elsewhere). */
+  watch?: (ex: Exchange) => void;
 }
 
 /** Thrown when continuing would exhaust the caller's quota beyond the allowed waiting. */
@@ -277,16 +284,16 @@ export class Target {
     const sentBody = spec.bytes ?? (typeof body === "string" ? body : undefined);
     // Reproduced at the server's own address, not through a proxy the suite put in front.
     const request: SentRequest = { method, url: spec.url ?? this.o.baseUrl + spec.path, headers, ...(spec.lines ? { lines: spec.lines } : {}), ...(sentBody !== undefined ? { body: sentBody } : {}) };
-    if (spec.lines) {
+    if (spec.lines || spec.verbatim) {
       this.#count(label);
       let answer: { status: number; headers: Headers; text: string };
       try {
-        answer = await sendLines(request, this.o.requestTimeoutMs);
+        answer = await sendLines(request, this.o.requestTimeoutMs, spec.headersOnly);
       } catch (error) {
         throw new NoAnswer(described, error, request);
       }
       const ex = this.#exchange(method, spec.path, answer.status, answer.headers, answer.text, label, sent, request, started);
-      this.o.log?.(`  ${described} (${spec.lines.length} repeated header lines) -> ${answer.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
+      this.o.log?.(`  ${described}${spec.lines ? ` (${spec.lines.length} repeated header lines)` : ""} -> ${answer.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
       if (!spec.bare) this.observe(ex, spec.rule, { acceptLanguage: headers["accept-language"], deliberate: false });
       return ex;
     }
@@ -435,6 +442,7 @@ export class Target {
     if (isV1) this.#rateLimit(ex, fail, touched);
 
     for (const rule of touched) if (!failedHere.has(rule)) r.pass(rule);
+    this.o.watch?.(ex);
   }
 
   #envelope(ex: Exchange, fail: (rule: string, m: string) => void, touched: Set<string>, acceptLanguage: string | undefined): void {
@@ -641,8 +649,11 @@ export class Target {
   }
 }
 
-/** Sends a request with some header lines repeated (node:http sends an array value as one line each). */
-function sendLines(sent: SentRequest, timeoutMs: number): Promise<{ status: number; headers: Headers; text: string }> {
+/**
+ * Sends a request through node:http: its path as given (no dot segment resolved) and some
+ * header lines repeated (an array value goes as one line each).
+ */
+function sendLines(sent: SentRequest, timeoutMs: number, headersOnly = false): Promise<{ status: number; headers: Headers; text: string }> {
   const headers: Record<string, string | string[]> = { ...sent.headers };
   for (const [name, value] of sent.lines ?? []) {
     const k = name.toLowerCase();
@@ -653,14 +664,22 @@ function sendLines(sent: SentRequest, timeoutMs: number): Promise<{ status: numb
   if (body) headers["content-length"] = String(body.length);
   const send = sent.url.startsWith("https:") ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send(sent.url, { method: sent.method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
+    const path = sent.url.slice(new URL(sent.url).origin.length) || "/";
+    const req = send(sent.url, { method: sent.method, headers, path }, (res) => {
+      const answered = (text: string) => {
         const answer = new Headers();
         for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) answer.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-        resolve({ status: res.statusCode ?? 0, headers: answer, text: Buffer.concat(chunks).toString("utf8") });
-      });
+        resolve({ status: res.statusCode ?? 0, headers: answer, text });
+      };
+      // A success whose body is not wanted (it may be an event stream that never ends).
+      if (headersOnly && (res.statusCode ?? 0) < 300) {
+        res.destroy();
+        answered("");
+        return;
+      }
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => answered(Buffer.concat(chunks).toString("utf8")));
       res.on("error", reject);
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));

@@ -37,8 +37,8 @@ export interface ConformanceOptions {
   keys?: Partial<Record<KeyRole, string>>;
   /**
    * More keys of the main account with fewer scopes (what each holds is read from
-   * `GET /v1/whoami`): with generated inputs, every route that needs a scope one lacks
-   * must refuse it with 403 `insufficient_scope`.
+   * `GET /v1/whoami`): every route that needs a scope one lacks must refuse it with 403
+   * `insufficient_scope`.
    */
   scopedKeys?: string[];
   /**

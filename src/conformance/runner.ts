@@ -24,6 +24,13 @@ import type { GeneratedReport } from "./generate/report.ts";
 import type { PrismFinding } from "./http.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
 import { Masker, type MaskedExchange } from "./exchange-record.ts";
+import { ladderEveryRoute } from "./properties/ladder.ts";
+import { queryCredentials } from "./properties/query-credentials.ts";
+import { pathSpellings } from "./properties/spellings.ts";
+import { frameworkRefusals } from "./properties/answers.ts";
+import { boundsEveryInput } from "./properties/bounds.ts";
+import { anotherAccountEveryRoute, fewerScopesEveryRoute } from "./properties/sweeps.ts";
+import { watchEveryAnswer } from "./properties/every-answer.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
 export const CHECKS: readonly Check[] = [
@@ -31,8 +38,11 @@ export const CHECKS: readonly Check[] = [
   heartbeatStart,
   routes,
   ladder,
+  ladderEveryRoute,
   keyPlacement,
+  queryCredentials,
   envelope,
+  frameworkRefusals,
   models,
   knowledge,
   pricing,
@@ -54,11 +64,15 @@ export const CHECKS: readonly Check[] = [
   supportSend,
   library,
   billing,
+  pathSpellings,
+  boundsEveryInput,
   session,
   oauthClients,
   oauthFlow,
   oauthToken,
   oauthDocument,
+  anotherAccountEveryRoute,
+  fewerScopesEveryRoute,
   generated,
   windows,
   localisation,
@@ -131,6 +145,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
     requestTimeoutMs: r.requestTimeoutMs,
     wait: (s) => (options.advance ? options.advance(s) : new Promise((res) => setTimeout(res, s * 1000))),
     log: options.log,
+    watch: watchEveryAnswer(results, r.staticMock),
   });
   const ctx = new Ctx(r, target, results);
   const started = Date.now();

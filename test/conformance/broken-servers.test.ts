@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import { against, failuresOf } from "./support/against.ts";
 import { DOUBLES } from "./support/doubles.ts";
 
-describe("the conformance suite against broken servers", () => {
+// Whole runs (about 1,100 requests each, the properties over every route included).
+describe("the conformance suite against broken servers", { timeout: 60_000 }, () => {
   it("SUB-1: fails a server that answers 201 to a new submit", async () => {
     const report = await against("SUB-1");
     expect(failuresOf(report, "SUB-1")).toMatch(/status 201 is not declared/);

@@ -23,7 +23,8 @@ describe("the conformance suite through prism proxy", () => {
     await sim?.close();
   });
 
-  it("reports Prism's findings beside its own: no response violation from the simulator", async () => {
+  // Whole runs through Prism (about 1,200 requests each, every one validated twice).
+  it("reports Prism's findings beside its own: no response violation from the simulator", { timeout: 120_000 }, async () => {
     sim.hub.reset();
     double.use({});
     const report = await runFull(sim, double.url, { viaUrl: prism.url }, { prism: true });
@@ -43,7 +44,7 @@ describe("the conformance suite through prism proxy", () => {
     expect(proxied.has("/oauth/register")).toBe(true);
   });
 
-  it("SUB-1: reports the response violation Prism finds in a server that answers 201 to a submit", async () => {
+  it("SUB-1: reports the response violation Prism finds in a server that answers 201 to a submit", { timeout: 120_000 }, async () => {
     sim.hub.reset();
     double.use(DOUBLES.find((d) => d.rule === "SUB-1")!.make(sim));
     const report = await runFull(sim, double.url, { viaUrl: prism.url }, { prism: true });

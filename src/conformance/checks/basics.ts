@@ -127,7 +127,7 @@ export const routes: Check = {
 };
 
 /** `WWW-Authenticate` of a 401: `resource_metadata` names the protected-resource document. */
-function checkChallenge(c: Ctx, ex: import("../http.ts").Exchange, tokenPresented: boolean): void {
+export function checkChallenge(c: Ctx, ex: import("../http.ts").Exchange, tokenPresented: boolean): void {
   const challenge = ex.headers.get("www-authenticate") ?? "";
   const m = /resource_metadata="?([^",\s]+)"?/.exec(challenge);
   if (!m) return; // checkAnswer already charged AUTH-8 for a missing or malformed header

@@ -20,38 +20,41 @@ function ids(list: Record<string, any>[]): string[] {
   return list.map((g) => g.id).filter((id): id is string => typeof id === "string");
 }
 
-/** What the schemas cannot know, from earlier checks and a few reads. */
-async function learn(c: Ctx): Promise<Known> {
+/** What the schemas cannot know that earlier checks learnt (no request). */
+export function knownOf(c: Ctx): Known {
   const s = c.shared;
-  let models = s.models;
-  if (models.length === 0) {
-    const list = await c.get("/v1/models", "CAT-4");
-    if (list.status === 200 && Array.isArray(list.json?.data)) models = list.json.data;
-  }
-  let own = s.own;
-  if (own.length === 0) {
-    const list = await c.get("/v1/generations?limit=100", "GEN-1");
-    if (list.status === 200 && Array.isArray(list.json?.data)) own = list.json.data;
-  }
-  const knowledge = await c.get("/v1/knowledge?limit=100", "CAT-5");
-  const slugs = Array.isArray(knowledge.json?.data) ? knowledge.json.data.map((a: any) => a.slug).filter((x: unknown): x is string => typeof x === "string") : [];
-  const cursors: Record<string, string[]> = {};
-  for (const op of PAGED) {
-    const page = await c.get(`${PAGED_PATH[op]}?limit=1`, "PAGE-2");
-    const next = page.json?.next_cursor;
-    cursors[op] = typeof next === "string" ? [next] : [];
-  }
-  const outputPaths = own.flatMap((g) => (Array.isArray(g.output_urls) ? g.output_urls : [])).map((u: unknown) => (typeof u === "string" ? c.t.pathOf(u) : undefined)).filter((p: string | undefined): p is string => typeof p === "string").slice(0, 10);
-  const known: Known = {
-    models,
-    ownIds: ids([...own, ...s.created]),
+  const outputPaths = s.own.flatMap((g) => (Array.isArray(g.output_urls) ? g.output_urls : [])).map((u: unknown) => (typeof u === "string" ? c.t.pathOf(u) : undefined)).filter((p: string | undefined): p is string => typeof p === "string").slice(0, 10);
+  return {
+    models: s.models,
+    ownIds: ids([...s.own, ...s.created]),
     createdIds: ids(s.created),
     uploadRefs: [...new Set(s.uploads.map((u) => u.reference))],
     assetIds: s.uploads.map((u) => u.assetId).filter((x): x is string => typeof x === "string"),
-    slugs,
+    slugs: [],
     outputPaths,
-    cursors,
+    cursors: {},
   };
+}
+
+/** What the schemas cannot know, from earlier checks and a few reads. */
+async function learn(c: Ctx): Promise<Known> {
+  const s = c.shared;
+  if (s.models.length === 0) {
+    const list = await c.get("/v1/models", "CAT-4");
+    if (list.status === 200 && Array.isArray(list.json?.data)) s.models = list.json.data;
+  }
+  if (s.own.length === 0) {
+    const list = await c.get("/v1/generations?limit=100", "GEN-1");
+    if (list.status === 200 && Array.isArray(list.json?.data)) s.own = list.json.data;
+  }
+  const known = knownOf(c);
+  const knowledge = await c.get("/v1/knowledge?limit=100", "CAT-5");
+  known.slugs = Array.isArray(knowledge.json?.data) ? knowledge.json.data.map((a: any) => a.slug).filter((x: unknown): x is string => typeof x === "string") : [];
+  for (const op of PAGED) {
+    const page = await c.get(`${PAGED_PATH[op]}?limit=1`, "PAGE-2");
+    const next = page.json?.next_cursor;
+    known.cursors[op] = typeof next === "string" ? [next] : [];
+  }
   // A folder of its own only when an operation that changes or fills one is generated.
   const folderOps = ["changeLibraryFolder", "moveLibraryItems"];
   const ops = c.r.generate?.operations;

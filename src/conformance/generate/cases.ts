@@ -109,13 +109,13 @@ function queryCode(p: Param): string {
   return p.component === "PageLimit" ? "invalid_limit" : p.component === "PageCursor" ? "invalid_cursor" : "invalid_request";
 }
 
-interface Context {
+export interface Context {
   plan: Plan;
   known: Known;
 }
 
 /** Cases that change nothing but the given parts of a base case. */
-function baseCase(ctx: Context, variant: Variant | undefined, real: RealValues, path: string): Case {
+export function baseCase(ctx: Context, variant: Variant | undefined, real: RealValues, path: string): Case {
   const idempotency = ctx.plan.headers.some((h) => h.required && h.name.toLowerCase() === "idempotency-key");
   return {
     index: 0,
@@ -146,7 +146,7 @@ function onlyFaultAt(plan: Plan, body: Json, field: string | undefined): string[
   return [...new Set(details.map((d) => d.reason))];
 }
 
-function bodyFault(ctx: Context, base: Case, variant: Variant, real: RealValues, f: FieldFault, body: Json): Case | undefined {
+export function bodyFault(ctx: Context, base: Case, variant: Variant, real: RealValues, f: FieldFault, body: Json): Case | undefined {
   const faulty = placed(body, f.path, f.value, variant.raw, real);
   const field = dotted(f.path);
   const reasons = onlyFaultAt(ctx.plan, faulty, field || undefined);
@@ -176,7 +176,7 @@ function bodyFaultTemplates(variant: Variant, real: RealValues): FieldFault[] {
 }
 
 /** The batch status read's own refusal (BATCH-1): more ids than the maximum answer `invalid_limit`, `details[0]` naming `ids`. */
-function specialExpectation(ctx: Context, c: Case): void {
+export function specialExpectation(ctx: Context, c: Case): void {
   const f = c.fault;
   if (!f || ctx.plan.operation.operationId !== "readGenerationStatuses" || f.kind !== "too_many_items" || f.field !== "ids") return;
   f.expected = { statuses: [400], codes: ["invalid_limit"], detail: { field: "ids", reasons: ["out_of_range"], first: true } };
@@ -221,15 +221,8 @@ function systematic(ctx: Context, seed: number, noise: Case[]): { valid: Case[];
     const field = fieldOfParam(p);
     if (!p.noValid) for (const value of edgeValues(field, plan.real)) valid.push({ ...base, query: [[p.name, queryText(value)]] });
     for (const f of fieldFaults(field, plan.real)) {
-      const text = f.value === undefined ? undefined : queryText(f.value);
-      // A query carries text: a wrong type is only wrong for a parameter that is not a string.
-      if (text === undefined || (f.kind === "wrong_type" && view(p.raw).s.type === "string")) continue;
-      const code = queryCode(p);
-      const why = /\(([^)]*)\)$/.exec(f.describe)?.[1];
-      // The seed gives paging its own codes; `details` are asked of `invalid_request` (and
-      // held to the field and reason when an `invalid_limit` carries them).
-      const detail = { field: p.name, reasons: [FAULT_REASON[f.kind]], ...(code === "invalid_request" ? {} : { optional: true }) };
-      invalid.push({ ...base, kind: "invalid", query: [[p.name, text]], fault: { kind: f.kind, where: "query", field: p.name, describe: `${p.name}=${JSON.stringify(text)}${why ? ` (${why})` : ""}`, expected: { statuses: [400], codes: [code], ...(code === "invalid_cursor" ? {} : { detail }) }, rule: ruleOf(plan, p.name, plan.invalidRule) } });
+      const c = queryFault(plan, base, p, f);
+      if (c) invalid.push(c);
     }
   }
   for (const lang of ACCEPT_LANGUAGES) if (plan.headers.some((h) => h.name.toLowerCase() === "accept-language")) valid.push({ ...base, headers: { "accept-language": lang } });
@@ -245,6 +238,19 @@ function systematic(ctx: Context, seed: number, noise: Case[]): { valid: Case[];
   }
   for (const c of invalid) specialExpectation(ctx, c);
   return { valid, invalid };
+}
+
+/** A query parameter with one fault (`f`), on a valid base case; undefined when a query cannot carry it. */
+export function queryFault(plan: Plan, base: Case, p: Param, f: FieldFault): Case | undefined {
+  const text = f.value === undefined ? undefined : queryText(f.value);
+  // A query carries text: a wrong type is only wrong for a parameter that is not a string.
+  if (text === undefined || (f.kind === "wrong_type" && view(p.raw).s.type === "string")) return undefined;
+  const code = queryCode(p);
+  const why = /\(([^)]*)\)$/.exec(f.describe)?.[1];
+  // The seed gives paging its own codes; `details` are asked of `invalid_request` (and
+  // held to the field and reason when an `invalid_limit` carries them).
+  const detail = { field: p.name, reasons: [FAULT_REASON[f.kind]], ...(code === "invalid_request" ? {} : { optional: true }) };
+  return { ...base, kind: "invalid", query: [[p.name, text]], fault: { kind: f.kind, where: "query", field: p.name, describe: `${p.name}=${JSON.stringify(text)}${why ? ` (${why})` : ""}`, expected: { statuses: [400], codes: [code], ...(code === "invalid_cursor" ? {} : { detail }) }, rule: ruleOf(plan, p.name, plan.invalidRule) } };
 }
 
 /** Random valid cases (fast-check), confirmed valid by the contract's validator. */

@@ -36,8 +36,11 @@ export interface Replay {
 
 let keySeq = 0;
 
-/** Sends one case (a fresh Idempotency-Key each time: a key sent again with another body is a conflict). */
-export async function send(c: Ctx, plan: Plan, kase: Case, replay: Replay): Promise<Exchange> {
+/**
+ * Sends one case (a fresh Idempotency-Key each time: a key sent again with another body is
+ * a conflict), with the main key unless `as` names another credential.
+ */
+export async function send(c: Ctx, plan: Plan, kase: Case, replay: Replay, as: { key?: string; label?: string } = {}): Promise<Exchange> {
   const op = plan.operation;
   const query = kase.query.length > 0 ? `?${new URLSearchParams(kase.query).toString()}` : "";
   const headers: Record<string, string> = { ...kase.headers };
@@ -45,7 +48,7 @@ export async function send(c: Ctx, plan: Plan, kase: Case, replay: Replay): Prom
   const raw = rawBody(kase);
   if (raw) headers["content-type"] = raw.contentType;
   const rule = kase.fault?.rule ?? kase.validRule;
-  const ex = await c.request({ method: op.method.toUpperCase(), path: kase.path + query, headers, ...(raw ? { raw: raw.text } : {}), rule });
+  const ex = await c.request({ method: op.method.toUpperCase(), path: kase.path + query, headers, ...(raw ? { raw: raw.text } : {}), rule, ...as });
   if (kase.kind === "invalid") c.t.deliberate(ex);
   await plan.after?.(c, { ...(kase.body !== undefined ? { body: kase.body } : {}), status: ex.status });
   return ex;

@@ -72,7 +72,9 @@ export async function foreignSweep(w: Walk): Promise<void> {
         await compare(route, ruleId, what, id, (x) => {
           const t = template(x);
           const op = r.operation;
-          const body = op.op.requestBody ? (bodyWith(op.operationId, knownWith(w, { createdIds: [x] }), seedOf(w, `foreign ${op.operationId}`), t.body) ?? {}) : undefined;
+          // The object addressed, where a valid body's plan needs one (a folder's change).
+          const known = knownWith(w, { createdIds: [x], ...(kind === FOLDERS ? { folderId: x } : {}) });
+          const body = op.op.requestBody ? (bodyWith(op.operationId, known, seedOf(w, `foreign ${op.operationId}`), t.body) ?? {}) : undefined;
           return { method: op.method.toUpperCase(), path: t.path, ...(body !== undefined ? { json: body } : {}) };
         });
       }

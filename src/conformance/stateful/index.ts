@@ -1,24 +1,21 @@
 // The stateful walk of a generated run (`--generate`): after the generated cases, the
-// objects' lives along the contract's links, another account's ids on every route that
-// takes one, and credentials with fewer scopes on every route that needs a scope.
+// objects' lives along the contract's links. Another account's ids on every route that
+// takes one, and credentials with fewer scopes on every route that needs a scope, are
+// properties of every run (../properties/sweeps.ts), not steps of this walk.
 import type { Ctx } from "../context.ts";
 import type { Known } from "../generate/plans.ts";
 import type { SequenceRun } from "../generate/report.ts";
 import { onlyMatches } from "../options.ts";
-import { foreignSweep, FOREIGN_RULES } from "./foreign.ts";
 import { FOLDER_RULES, folderLife, GENERATION_RULES, generationLife, READ_RULES, readLinks } from "./lifecycles.ts";
-import { SCOPE_RULES, scopeSweep } from "./scopes.ts";
 import type { Walk } from "./walk.ts";
 
 /** Every rule a stateful finding may be charged to. */
-export const STATEFUL_RULES: readonly string[] = [...new Set([...READ_RULES, ...GENERATION_RULES, ...FOLDER_RULES, ...FOREIGN_RULES, ...SCOPE_RULES])];
+export const STATEFUL_RULES: readonly string[] = [...new Set([...READ_RULES, ...GENERATION_RULES, ...FOLDER_RULES])];
 
 const SEQUENCES: [readonly string[], (w: Walk) => Promise<void>][] = [
   [READ_RULES, readLinks],
   [GENERATION_RULES, generationLife],
   [FOLDER_RULES, folderLife],
-  [FOREIGN_RULES, foreignSweep],
-  [SCOPE_RULES, scopeSweep],
 ];
 
 /** Walks every sequence whose rules `--only` selects; each adds its entry to `runs`. */

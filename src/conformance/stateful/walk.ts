@@ -14,6 +14,8 @@ export interface Walk {
   /** `--operations`: a sequence runs when its first operation is among them. */
   operations?: string[];
   runs: SequenceRun[];
+  /** The flags that run it again, when it is a property of every run rather than a step of the generated walk. */
+  replay?: string;
 }
 
 /** Whether the sequence that starts with `operationId` runs (`--operations`). */
@@ -23,7 +25,7 @@ export function selected(w: Walk, operationId: string): boolean {
 
 /** The flags that walk a sequence again: the seed and its first operation. */
 export function replayOf(w: Walk, first: string): string {
-  return `--generate=${w.perOperation} --seed ${w.seed} --operations ${first}`;
+  return w.replay ?? `--generate=${w.perOperation} --seed ${w.seed} --operations ${first}`;
 }
 
 /** A sequence of the walk, replayed by the seed and its first operation. */

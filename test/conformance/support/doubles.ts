@@ -7,6 +7,7 @@ import { schemaValidator, toDetails } from "../../../src/contract/index.ts";
 import type { RunningSimulator } from "../../../src/simulator/index.ts";
 import { clampsKnowledgeLimit, crashesOnUnknownField, jsonBody, ignoresContentType, missingRoutes, neverLocalised, stackTraces } from "./faults.ts";
 import { bodyRewrite, editJson, framesKept, pathOnly, queryRewrite, statusRewrite, type ProxiedRequest, type Rewrite } from "./proxy.ts";
+import { ROUTE_DOUBLES } from "./doubles-routes.ts";
 
 export interface Double {
   /** The rule the double breaks. */
@@ -502,15 +503,24 @@ export const DOUBLES: Double[] = [
   {
     rule: "AUTH-6",
     area: "stateful",
-    found: "generate",
+    found: "default",
     operations: ["deleteLibraryFolder"],
     title: "ignores library:write: a key without it may change and delete folders",
     make(sim) {
+      // The key is served as if it held the scope (its own rate window still counts it).
+      let granted: { scopes: string[] } | undefined;
       return {
         request(req) {
           const key = callerKey(sim, req);
           if (req.method === "GET" || !pathOnly(req).startsWith("/v1/library/") || !key || key.scopes.includes("library:write")) return req;
-          return { ...req, headers: { ...req.headers, authorization: "Bearer ghk_demo_full" } };
+          granted = key;
+          key.scopes = [...key.scopes, "library:write"];
+          return req;
+        },
+        answer(_req, a) {
+          if (granted) granted.scopes = granted.scopes.filter((s) => s !== "library:write");
+          granted = undefined;
+          return a;
         },
       };
     },
@@ -590,7 +600,7 @@ export const DOUBLES: Double[] = [
   {
     rule: "PAGE-3",
     area: "generated inputs",
-    found: "generate",
+    found: "default",
     operations: ["searchKnowledge"],
     title: "a bound not enforced: the knowledge search clamps limit into 1..100",
     make: () => clampsKnowledgeLimit(),
@@ -678,10 +688,11 @@ export const DOUBLES: Double[] = [
   {
     rule: "W-8",
     area: "stateful",
-    found: "generate",
+    found: "default",
     operations: ["changeGenerationTitle"],
     with: ["SUB-1", "PRICE-1"],
     title: "another account's generation leaks on the title change (403, a missing one 404)",
     make: (sim) => leaksAs403(sim, "PATCH"),
   },
+  ...ROUTE_DOUBLES,
 ];
