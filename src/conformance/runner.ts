@@ -20,6 +20,10 @@ import { session } from "./checks/session.ts";
 import { oauthClients, oauthDocument, oauthFlow, oauthToken } from "./checks/oauth.ts";
 import { generated } from "./checks/generated.ts";
 import { ambiguous } from "./checks/ambiguous.ts";
+import { requestCosts } from "./sequences/costs.ts";
+import { goneSweep } from "./sequences/gone.ts";
+import { submitSequence } from "./sequences/submits.ts";
+import { uploadBetweenPages } from "./sequences/uploads.ts";
 import type { GeneratedReport } from "./generate/report.ts";
 import type { PrismFinding } from "./http.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
@@ -53,7 +57,12 @@ export const CHECKS: readonly Check[] = [
   uploads,
   supportSend,
   library,
+  // Properties across calls (src/conformance/sequences/): what only a sequence of requests shows.
+  goneSweep,
   billing,
+  requestCosts,
+  submitSequence,
+  uploadBetweenPages,
   session,
   oauthClients,
   oauthFlow,

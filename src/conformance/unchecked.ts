@@ -15,7 +15,6 @@ export const UNCHECKED: Readonly<Record<string, string>> = {
   "GEN-10": "the bodies of the title changes are not shown in the seed",
   "OAUTH-9": "the consent screen needs a user in a browser",
   "LIM-4": "exceeding a window would exhaust the caller's quota (the suite waits instead)",
-  "LIM-5": "exceeding the submit window or the concurrency slots would exhaust the caller's quotas",
   "LIM-7": "it restates limits checked under PAGE-3, BATCH-1, EVT-12, EVT-8, UPL-5, SUP-3 and REP-2",
   "VER-1": "the API does not publish its interface version (the /v1 routes are checked under EP-4)",
   "VER-2": "stability across versions cannot be observed in one run",
