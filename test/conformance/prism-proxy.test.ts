@@ -23,7 +23,7 @@ describe("the conformance suite through prism proxy", () => {
     await sim?.close();
   });
 
-  it("reports Prism's findings beside its own: no response violation from the simulator", async () => {
+  it("reports Prism's findings beside its own: no response violation from the simulator", { timeout: 60_000 }, async () => {
     sim.hub.reset();
     double.use({});
     const report = await runFull(sim, double.url, { viaUrl: prism.url }, { prism: true });

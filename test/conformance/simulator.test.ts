@@ -43,7 +43,7 @@ describe("the conformance suite against the simulator", () => {
     const after = snapshot(sim);
     expect(after.folders).toEqual(before.folders);
     expect(after.subscription).toEqual(before.subscription);
-    expect(after.assets).toBe(before.assets + 2);
+    expect(after.assets).toBe(before.assets + 3);
     expect(after.support).toBe(before.support + 2);
   });
 
@@ -77,7 +77,7 @@ describe("the conformance suite against the simulator", () => {
 
   it("OAUTH-9 GEN-6 ST-2 ST-3 ST-4: leaves n/a, with the reason, only what a client cannot observe or cause", () => {
     const na = report.rows.filter((r) => r.verdict === "n/a" && r.observable).map((r) => r.id).sort();
-    expect(na).toEqual(["EP-5", "GAP-1", "GEN-10", "GEN-6", "GEN-8", "LIM-4", "LIM-5", "LIM-7", "OAUTH-9", "REP-6", "ST-2", "ST-3", "ST-4", "SUB-3D", "VER-1", "VER-2", "VER-3", "VER-4", "W-12"]);
+    expect(na).toEqual(["EP-5", "GAP-1", "GEN-10", "GEN-6", "GEN-8", "LIM-4", "LIM-7", "OAUTH-9", "REP-6", "ST-2", "ST-3", "ST-4", "SUB-3D", "VER-1", "VER-2", "VER-3", "VER-4", "W-12"]);
     expect(report.rows.find((r) => r.id === "REP-6")!.reason).toMatch(/no refunded generation/);
   });
 
@@ -86,6 +86,20 @@ describe("the conformance suite against the simulator", () => {
       const row = report.rows.find((r) => r.id === id)!;
       expect(row.verdict, `${id}: ${row.reason ?? ""}`).toBe("pass");
     }
+  });
+
+  it("SUB-2 LIM-5 LIM-1 LIM-6 PAGE-4 PRICE-1 PRICE-4 EVT-11 EVT-12 W-8 REP-3 REP-4 REP-5 LIB-3 LIB-5 UPL-7 ST-6 ACC-2: exercises and passes the properties across calls, with no false alarm", () => {
+    for (const id of ["SUB-2", "LIM-5", "LIM-1", "LIM-6", "PAGE-4", "PRICE-1", "PRICE-4", "EVT-11", "EVT-12", "W-8", "REP-3", "REP-4", "REP-5", "LIB-3", "LIB-5", "UPL-7", "ST-6", "ACC-2"]) {
+      const row = report.rows.find((r) => r.id === id)!;
+      expect(row.verdict, `${id}: ${row.reason ?? ""}`).toBe("pass");
+    }
+    const notes = (id: string) => report.rows.find((r) => r.id === id)!.notes.join("\n");
+    // A charged submit (not one a free quota covered), and every status read came on the stream.
+    expect(notes("PRICE-1")).toMatch(/gen_\w+: estimated (\d+) cc, charged [1-9]\d* cc/);
+    expect(notes("EVT-11")).toMatch(/gen_\w+: read QUEUED -> PENDING -> RUNNING -> DONE; streamed QUEUED -> PENDING -> RUNNING -> DONE/);
+    // The report is a message of the support thread: its replay was counted there, not only read from the reply.
+    expect(notes("REP-4")).not.toMatch(/shows no message of the report/);
+    expect(report.rows.find((r) => r.id === "LIM-5")!.reason).toMatch(/busy-slot refusal/);
   });
 
   it("has one row per seed rule, by the registry's ids and wordings, in its order", () => {
