@@ -2,15 +2,18 @@
 // added to the report, library and OAuth checks): against a server with one bug that only
 // a sequence of requests shows (a report replay that refunds or files a second report, an
 // offset cursor, a revoked generation or a deleted folder still served, a deleted folder's
-// name still taken, a stale library list, a status left off the stream, a token cache, a
-// key_id that is not the grant's), the default run fails exactly the rule it breaks. Each
-// run is narrowed to its rules.
+// name still taken, a stale library list, a status left off the stream, a stream that
+// ignores its types, a token cache, a key_id that is not the grant's, a refresh that
+// widens), the default run fails exactly the rule it breaks. Each run is narrowed to its
+// rules.
 import { describe, expect, it } from "vitest";
 import { failsEach } from "./support/against.ts";
 import { SEQUENCE_DOUBLES, SPENDING_RULES } from "./support/doubles-sequences.ts";
 
 /** What each failure says, by the double's title. */
 const SAYS: Record<string, RegExp> = {
+  "checks the types of an event stream and then ignores them (every generation's events come)": /^a stream opened with types=[\w,]+ got \d+ event\(s\) of gen_\w+, a \w+ generation \(QUEUED, /,
+  "gives a refresh every scope it asks for, also scopes the grant does not hold": /^a refresh asking for [\w:]+, a scope the grant \([\w: ]+\) does not hold, gave a token with it \(reply scope "[\w: ]+", whoami "[\w: ]*"\); a refresh only narrows$/,
   "refunds a generation again on each replay of a failure report": /^the balance moved from \d+ to \d+ cc around a report, its replay and a refused mismatch$/,
   "files a replayed report a second time (the reply names the first)": /^after a report and its replay by client_msg_id the support thread shows the report's message 2 times$/,
   "pages with cursors that count from the head (an offset): a record created between page reads repeats the last one": /^generations: pages overlap after a submit between the page reads: gen_\w+ of page 1 came again on page 2$/,

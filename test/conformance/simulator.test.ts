@@ -88,8 +88,8 @@ describe("the conformance suite against the simulator", () => {
     }
   });
 
-  it("SUB-2 LIM-5 LIM-1 LIM-6 PAGE-4 PRICE-1 PRICE-4 EVT-11 EVT-12 W-8 REP-3 REP-4 REP-5 LIB-3 LIB-5 UPL-7 ST-6 ACC-2: exercises and passes the properties across calls, with no false alarm", () => {
-    for (const id of ["SUB-2", "LIM-5", "LIM-1", "LIM-6", "PAGE-4", "PRICE-1", "PRICE-4", "EVT-11", "EVT-12", "W-8", "REP-3", "REP-4", "REP-5", "LIB-3", "LIB-5", "UPL-7", "ST-6", "ACC-2"]) {
+  it("SUB-2 LIM-5 LIM-1 LIM-6 PAGE-4 PRICE-1 PRICE-4 BILL-1 EVT-10 EVT-11 EVT-12 W-8 REP-3 REP-4 REP-5 LIB-3 LIB-5 UPL-7 ST-6 ACC-2 OAUTH-13: exercises and passes the properties across calls, with no false alarm", () => {
+    for (const id of ["SUB-2", "LIM-5", "LIM-1", "LIM-6", "PAGE-4", "PRICE-1", "PRICE-4", "BILL-1", "EVT-10", "EVT-11", "EVT-12", "W-8", "REP-3", "REP-4", "REP-5", "LIB-3", "LIB-5", "UPL-7", "ST-6", "ACC-2", "OAUTH-13"]) {
       const row = report.rows.find((r) => r.id === id)!;
       expect(row.verdict, `${id}: ${row.reason ?? ""}`).toBe("pass");
     }

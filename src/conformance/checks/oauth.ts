@@ -412,6 +412,24 @@ class Flow {
     await this.refused(r1.next, "ST-6", "the grant's narrowed access token (used on /v1 before) after a used refresh token was presented on revoke");
   }
 
+  /**
+   * A refresh narrows to scopes already granted, never widens: asking for one the grant
+   * does not hold gives a token without it (or an OAuth error), by its reply and by whoami.
+   */
+  async noWidening(t: Tokens): Promise<void> {
+    const c = this.c;
+    const extra = vocabulary.find((s) => !t.scope.includes(s) && !s.startsWith("workflows:"));
+    if (!t.refresh || !extra) return;
+    const wider = await this.refresh(t, "OAUTH-13", { scope: [...t.scope, extra].join(" "), expected: false });
+    if (!wider.next) {
+      c.expect(wider.ex.status >= 400 && typeof wider.ex.json?.error === "string", "OAUTH-13", `a refresh asking for ${extra} (not granted) answered ${wider.ex.status} without tokens or an OAuth error`, wider.ex);
+      return;
+    }
+    const who = await this.whoami(wider.next, "OAUTH-13");
+    const held: string[] = Array.isArray(who.json?.scopes) ? who.json.scopes.map(String) : [];
+    c.expect(!wider.next.scope.includes(extra) && !held.includes(extra), "OAUTH-13", `a refresh asking for ${extra}, a scope the grant (${t.scope.join(" ")}) does not hold, gave a token with it (reply scope ${JSON.stringify(wider.next.scope.join(" "))}, whoami ${JSON.stringify(held.join(" "))}); a refresh only narrows`, who);
+  }
+
   /** A new consent revokes the client's previous grant with its tokens; a used code is refused. */
   async newConsent(): Promise<void> {
     const c = this.c;
@@ -430,6 +448,7 @@ class Flow {
     c.expect(live.status === 200, "ST-6", `the new grant's access token answered ${live.status} ${errorCodeOf(live.json) ?? ""}`, live);
     // A new consent is a new grant: its tokens name another grant id.
     if (was?.status === 200 && live.status === 200) c.expect(live.json?.key_id !== was.json?.key_id, "ACC-2", `the tokens of a new consent and of the grant it revoked both say key_id ${JSON.stringify(live.json?.key_id)}; key_id is the grant's id, and a new consent makes a new grant`, live);
+    await this.noWidening(newer);
     // The code of that consent, used once already.
     const again = await this.token({ grant_type: "authorization_code", code: b.code, redirect_uri: this.client.redirectUri, code_verifier: b.verifier }, "OAUTH-16");
     oauthError(c, again, "invalid_grant", "OAUTH-16", "a code exchanged a second time");

@@ -6,7 +6,9 @@
 //   counter of `limits.submissions` (learnt from the submit itself) stay as they were;
 //   the second account's submit with the same `Idempotency-Key` is not answered with it;
 // - an estimate afterwards creates, charges and counts nothing either;
-// - every status the generation was read in comes on the event stream, in order.
+// - every status the generation was read in comes on the event stream, in order, and
+//   none of its events on a stream of the other types;
+// - the balance moved by the ledger rows the submit wrote.
 import { errorCodeOf } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
 import type { Exchange } from "../http.ts";
@@ -14,7 +16,7 @@ import type { EventStream, Frame } from "../sse.ts";
 import { accountState, learnSubmitCounter, newGenerations, sameMoney, submitsSpent, type AccountState, type SubmitCounter } from "./account-state.ts";
 import { firstPage, nextPage, whole } from "./pages.ts";
 
-export const SUBMIT_SEQUENCE_RULES = ["SUB-2", "LIM-5", "PAGE-4", "PRICE-1", "PRICE-4", "EVT-11", "W-8"];
+export const SUBMIT_SEQUENCE_RULES = ["SUB-2", "LIM-5", "PAGE-4", "PRICE-1", "PRICE-4", "EVT-11", "EVT-10", "BILL-1", "W-8"];
 
 const FINAL = new Set(["DONE", "FAILED"]);
 
@@ -38,17 +40,25 @@ export const submitSequence: Check = {
       c.skip(SUBMIT_SEQUENCE_RULES, "no body the server prices (a minimal video or image submit): nothing to submit");
       return;
     }
-    const body = { ...chosen.body, prompt: `${String(chosen.body.prompt ?? "")} (sequence ${randomToken()})` };
+    const body: Record<string, unknown> = { ...chosen.body, prompt: `${String(chosen.body.prompt ?? "")} (sequence ${randomToken()})` };
     const opened = await c.t.openStream({ rule: "EVT-11" }, {});
+    // A stream of the other types only: the generation's events never come on it.
+    const type = String(body.type);
+    const others = [...new Set(c.shared.models.map((m) => String(m.type)))].filter((t) => t !== type && t !== "text");
+    const filtered = others.length > 0 ? await c.t.openStream({ rule: "EVT-10", query: `?types=${encodeURIComponent(others.join(","))}` }, {}) : undefined;
     try {
-      await sequence(c, body, opened.stream);
+      const id = await sequence(c, body, opened.stream);
+      if (id && filtered) typesKept(c, filtered.stream, id, type, others);
+      else if (!filtered) c.skip(["EVT-10"], `the catalog has no type other than ${type}: a stream of other types not opened`);
     } finally {
       opened.stream?.close();
+      filtered?.stream?.close();
     }
   },
 };
 
-async function sequence(c: Ctx, body: Record<string, unknown>, stream: EventStream | undefined): Promise<void> {
+/** The sequence; the id of the generation it made, when the submit was accepted. */
+async function sequence(c: Ctx, body: Record<string, unknown>, stream: EventStream | undefined): Promise<string | undefined> {
   const key = `conformance-sequence-${randomToken()}`;
   const submit = (k: string, extra: { key?: string } = {}) => c.post("/v1/generations", body, "SUB-2", { ...extra, headers: { "idempotency-key": k } });
 
@@ -62,11 +72,12 @@ async function sequence(c: Ctx, body: Record<string, unknown>, stream: EventStre
   const first = await submit(key);
   if (!ok(first) || typeof first.json?.id !== "string") {
     c.skip(SUBMIT_SEQUENCE_RULES, `the submit of a body the server priced answered ${first.status} ${errorCodeOf(first.json) ?? ""}`);
-    return;
+    return undefined;
   }
   const id = String(first.json.id);
   const s1 = await accountState(c, "SUB-2");
   ceiling(c, price, id, s0, s1, first);
+  ledgerAddsUp(c, s0, s1);
   if (generations) await nextPage(c, generations, "a submit", "PAGE-4");
   if (ledger) await nextPage(c, ledger, "a submit (its ledger row)", "PAGE-4");
   const counter = learnSubmitCounter(s0, s1);
@@ -87,6 +98,17 @@ async function sequence(c: Ctx, body: Record<string, unknown>, stream: EventStre
   spentNothing(c, "PRICE-4", s2, s3, counter, "an estimate", again);
 
   await statusesOnStream(c, stream, id);
+  return id;
+}
+
+/** `types` narrows the stream: a stream of the other types got no event of this generation (it was open through all of them). */
+function typesKept(c: Ctx, s: EventStream | undefined, id: string, type: string, others: string[]): void {
+  if (!s) {
+    c.skip(["EVT-10"], `a stream of types ${others.join(",")} did not open: the filter not held across a generation's life`);
+    return;
+  }
+  const leaked = framesOf(s, id);
+  c.expect(leaked.length === 0, "EVT-10", `a stream opened with types=${others.join(",")} got ${leaked.length} event(s) of ${id}, a ${type} generation (${leaked.map((f) => f.data?.status).join(", ")})`, s.opened);
 }
 
 /** The charge of the submit (its ledger rows, else the balance's fall) is within the estimate's `price_cc`. */
@@ -101,6 +123,20 @@ function ceiling(c: Ctx, price: number | undefined, id: string, s0: AccountState
   c.note("PRICE-1", `${id}: estimated ${price} cc, charged ${charged} cc`);
   if (charged === 0) c.skip(["PRICE-1"], `the submit of ${id} was not charged (a free quota): the estimate's ceiling not compared with a charge`);
   c.expect(charged <= price, "PRICE-1", `the submit of ${id} was charged ${charged} cc (${rows.length > 0 ? "its ledger rows" : "the balance's fall"}); the estimate of the same body said ${price} cc, a ceiling`, rows.length > 0 ? s1.ledgerAnswer : ex);
+}
+
+/**
+ * The ledger's rows move the balance: between two reads with one submit between them, the
+ * balance moved by the sum of the rows that are new at the ledger's head (signed: negative
+ * debits it).
+ */
+function ledgerAddsUp(c: Ctx, s0: AccountState, s1: AccountState): void {
+  if (s0.balance === undefined || s1.balance === undefined || !s0.ledger || !s1.ledger) return;
+  const fresh = s1.ledger.filter((r) => !s0.ledger!.includes(r)).map((r) => JSON.parse(r) as Record<string, any>);
+  // A head of 5 rows may hide a sixth new one: judged only when the head still shows an old row.
+  if (!s1.ledger.some((r) => s0.ledger!.includes(r)) && s0.ledger.length > 0) return;
+  const sum = fresh.reduce((n, r) => n + (Number.isInteger(r.amount_cc) ? (r.amount_cc as number) : 0), 0);
+  c.expect(sum === s1.balance - s0.balance, "BILL-1", `the balance moved by ${s1.balance - s0.balance} cc around a submit, and the ledger's new rows add up to ${sum} cc (${fresh.map((r) => r.amount_cc).join(", ") || "none"}); amount_cc credits or debits the balance`, s1.ledgerAnswer);
 }
 
 /** Nothing was spent between two reads: money, generations, the submit counter (`rule`, and LIM-5 for the counter). */

@@ -140,7 +140,7 @@ function tokenCache(sim: RunningSimulator): Rewrite {
 }
 
 /** The rules of the doubles of what a sequence spends (sequences-spending.test.ts runs them; sequences-state.test.ts the others). */
-export const SPENDING_RULES: readonly string[] = ["SUB-2", "W-8", "PRICE-1", "PRICE-4", "EVT-12", "LIM-1"];
+export const SPENDING_RULES: readonly string[] = ["SUB-2", "W-8", "PRICE-1", "PRICE-4", "EVT-12", "LIM-1", "BILL-1"];
 
 export const SEQUENCE_DOUBLES: Double[] = [
   // ---- A replay spends nothing ------------------------------------------------------------
@@ -384,7 +384,74 @@ export const SEQUENCE_DOUBLES: Double[] = [
     title: "leaves the PENDING status out of the event stream (the record reads PENDING)",
     make: () => framesKept((frame) => !(/^event: generation\.status_changed$/m.test(frame) && /"status":"PENDING"/.test(frame))),
   },
+  {
+    rule: "EVT-10",
+    area: "events",
+    found: "default",
+    with: ["PRICE-1"],
+    title: "checks the types of an event stream and then ignores them (every generation's events come)",
+    make(sim) {
+      return {
+        request(req) {
+          if (req.method !== "GET" || pathOnly(req) !== "/v1/events") return req;
+          const url = new URL(req.path, "http://x");
+          // One `types` only (given twice is another bug: the double does not read it).
+          if (url.searchParams.getAll("types").length !== 1) return req;
+          const asked = (url.searchParams.get("types") ?? "").split(",").filter(Boolean);
+          const known = new Set(sim.hub.state.models.map((m) => m.type));
+          if (asked.length === 0 || !asked.every((t) => known.has(t))) return req;
+          url.searchParams.delete("types");
+          return { ...req, path: url.pathname + url.search };
+        },
+      };
+    },
+  },
+  // ---- The ledger ------------------------------------------------------------------------
+  {
+    rule: "BILL-1",
+    area: "stateful",
+    found: "default",
+    with: ["PRICE-1"],
+    title: "lists the ledger's amount_cc in whole credits (the balance moves in centi-credits)",
+    make() {
+      return {
+        answer(req, a) {
+          if (req.method !== "GET" || pathOnly(req) !== "/v1/billing/transactions" || a.status !== 200) return a;
+          return editJson(a, (body) => ({ ...body, data: body.data.map((r: any) => (Number.isInteger(r?.amount_cc) ? { ...r, amount_cc: Math.trunc(r.amount_cc / 100) } : r)) }));
+        },
+      };
+    },
+  },
   // ---- OAuth grants ----------------------------------------------------------------------
+  {
+    rule: "OAUTH-13",
+    area: "oauth",
+    found: "default",
+    with: ["OAUTH-6"],
+    title: "gives a refresh every scope it asks for, also scopes the grant does not hold",
+    make(sim) {
+      const refresh = (req: ProxiedRequest) => (req.method === "POST" && pathOnly(req) === "/oauth/token" ? new URLSearchParams(req.body.toString("utf8")) : undefined);
+      return {
+        // The refresh goes upstream without its scope (the whole grant), and the token is then given what was asked.
+        request(req) {
+          const form = refresh(req);
+          const asked = form?.get("scope");
+          if (!form || form.get("grant_type") !== "refresh_token" || !asked) return req;
+          form.delete("scope");
+          return { ...req, body: Buffer.from(form.toString()), headers: { ...req.headers, "x-asked-scope": asked } };
+        },
+        answer(req, a) {
+          const asked = req.headers["x-asked-scope"];
+          if (typeof asked !== "string" || a.status !== 200) return a;
+          return editJson(a, (body) => {
+            const token = sim.hub.state.oauth.access.get(String(body.access_token));
+            if (token) token.scopes = asked.split(" ");
+            return { ...body, scope: asked };
+          });
+        },
+      };
+    },
+  },
   {
     rule: "ST-6",
     area: "oauth",
