@@ -41,6 +41,8 @@ export interface Shared {
   generated?: GeneratedReport;
   /** Objects the run made go (revoked, cancelled, deleted): every route must answer them as gone. */
   gone: GoneObject[];
+  /** The generation of the properties across calls, once final: its status and result files (a deletion takes it). */
+  settled?: { id: string; status: string; outputs: string[] };
 }
 
 /** An object the run made go, for the sweep of every route that takes its id. */

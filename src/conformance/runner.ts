@@ -20,6 +20,7 @@ import { session } from "./checks/session.ts";
 import { oauthClients, oauthDocument, oauthFlow, oauthToken } from "./checks/oauth.ts";
 import { generated } from "./checks/generated.ts";
 import { ambiguous } from "./checks/ambiguous.ts";
+import { controlledSequences } from "./sequences/control.ts";
 import { requestCosts } from "./sequences/costs.ts";
 import { goneSweep } from "./sequences/gone.ts";
 import { submitSequence } from "./sequences/submits.ts";
@@ -63,6 +64,7 @@ export const CHECKS: readonly Check[] = [
   requestCosts,
   submitSequence,
   uploadBetweenPages,
+  controlledSequences,
   session,
   oauthClients,
   oauthFlow,

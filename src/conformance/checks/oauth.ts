@@ -331,7 +331,7 @@ class Flow {
       c.skip(["OAUTH-17"], "a user's revocation in their profile cannot be done by a client");
       c.skip(["OAUTH-10"], "access_denied not provoked: it needs a user who declines, or an account without API access");
       c.skip(["AUTH-2"], "that the token is opaque, and valid only for {base_url}/v1, is not observable from one address");
-      c.skip(["EVT-7"], "access withdrawn only by revoking the stream's own OAuth token (keys, accounts and scopes cannot be withdrawn by a client)");
+      c.skip(["EVT-7"], "access withdrawn by a suspended account, lost API access or a lost scope not tried (a client cannot withdraw them)");
     } finally {
       await this.cleanup();
     }
@@ -473,23 +473,26 @@ export async function scopedToken(c: Ctx, scope: string): Promise<{ token: strin
   return { token: t.access, label: t.label, revoke: () => flow.cleanup() };
 }
 
-/** The stream opened with a token that was then revoked ends with `terminated`, and a reconnect gets the same refusal. */
-async function terminated(c: Ctx, opened: Awaited<ReturnType<Ctx["t"]["openStream"]>>, t: Tokens): Promise<void> {
+/**
+ * The stream opened with a credential that was then revoked (an access token, or an API
+ * key: `what`) ends with `terminated`, and a reconnect gets the same refusal.
+ */
+export async function terminated(c: Ctx, opened: Awaited<ReturnType<Ctx["t"]["openStream"]>>, t: { access: string; label: string }, what = "an access token"): Promise<void> {
   const s = opened.stream;
   if (!s) {
-    c.skip(["EVT-7"], `a stream with the OAuth token did not open (${opened.exchange.status} ${errorCodeOf(opened.exchange.json) ?? ""})`);
+    c.skip(["EVT-7"], `a stream with ${what} did not open (${opened.exchange.status} ${errorCodeOf(opened.exchange.json) ?? ""})`);
     return;
   }
   const got = await s.until((x) => x.frames.some((f) => f.event === "terminated"), 5_000);
   const frame = s.frames.find((f) => f.event === "terminated");
   await s.until((x) => x.ended, 1_000);
   s.close();
-  if (!c.expect(got, "EVT-7", "a stream opened with an access token that was then revoked got no terminated frame within 5 s", opened.exchange)) return;
+  if (!c.expect(got, "EVT-7", `a stream opened with ${what} that was then revoked got no terminated frame within 5 s`, opened.exchange)) return;
   c.expect(s.ended, "EVT-7", "the stream did not end after its terminated frame", opened.exchange);
   const again = await c.t.openStream({ key: t.access, label: t.label, rule: "EVT-7" }, {});
   again.stream?.close();
   const code = frame?.data?.error?.code;
-  c.expect(!again.stream && errorCodeOf(again.exchange.json) === code, "EVT-7", `the terminated frame carries ${JSON.stringify(code)} but a reconnect answered ${again.exchange.status} ${errorCodeOf(again.exchange.json) ?? ""}; a reconnect gets the same refusal`, again.exchange);
+  c.expect(!again.stream && errorCodeOf(again.exchange.json) === code, "EVT-7", `the terminated frame carries ${JSON.stringify(code)} but a reconnect answered ${again.exchange.status}${errorCodeOf(again.exchange.json) ? ` ${errorCodeOf(again.exchange.json)}` : ""}; a reconnect gets the same refusal`, again.exchange);
 }
 
 /**

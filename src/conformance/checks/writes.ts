@@ -7,6 +7,7 @@ import { errorCodeOf } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import { moneyOf, sameMoney } from "../sequences/account-state.ts";
+import { outputPaths } from "../sequences/gone.ts";
 
 /** The session-only routes with a body each would take (none where the seed shows none). */
 const SESSION_ONLY: [string, unknown][] = [
@@ -118,8 +119,7 @@ export const reports: Check = {
         const gone = await c.get(path, "REP-3");
         c.expect(gone.status === 404, "REP-3", `after a moderation report the generation still reads ${gone.status} ${gone.json?.status ?? ""}; it is revoked`, gone);
         if (was.json?.status !== "MODERATION_PENDING") {
-          const outputs = (Array.isArray(was.json?.output_urls) ? was.json.output_urls : []).map((u: unknown) => c.t.pathOf(String(u))).filter((p: string | undefined): p is string => Boolean(p));
-          c.shared.gone.push({ kind: "generations", id: String(own.id), rule: "REP-3", why: "a moderation report", outputs });
+          c.shared.gone.push({ kind: "generations", id: String(own.id), rule: "REP-3", why: "a moderation report", outputs: outputPaths(c, was.json) });
         }
       }
     } else c.skip(["REP-3"], "a moderation report revokes the generation: only tried on one the suite created (--allow-spend)");

@@ -27,10 +27,16 @@ function bodyFor(g: GoneObject, op: Operation, template: Json | undefined): Json
   }
 }
 
-/** Sweeps every route for one gone object, as a sequence whose findings carry its steps. */
-export async function sweepGone(c: Ctx, g: GoneObject): Promise<void> {
+/** Sweeps every route for one gone object, as a sequence whose findings carry its steps (`ruleOf`: a route's own rule). */
+export async function sweepGone(c: Ctx, g: GoneObject, ruleOf?: (operationId: string) => string | undefined): Promise<void> {
   const seq = new Sequence(c, `gone after ${g.why}`, undefined);
-  await goneEverywhere(seq, g.kind, g.id, g.rule, g.why, { ...(g.outputs ? { outputs: g.outputs } : {}), body: (op, template) => bodyFor(g, op, template) });
+  await goneEverywhere(seq, g.kind, g.id, g.rule, g.why, { ...(g.outputs ? { outputs: g.outputs } : {}), ...(ruleOf ? { ruleOf } : {}), body: (op, template) => bodyFor(g, op, template) });
+}
+
+/** A generation record's result files, as paths on the target (used as given, never built). */
+export function outputPaths(c: Ctx, record: { output_urls?: unknown } | undefined): string[] {
+  const urls: unknown[] = Array.isArray(record?.output_urls) ? record.output_urls : [];
+  return urls.map((u) => c.t.pathOf(String(u))).filter((p): p is string => Boolean(p));
 }
 
 export const goneSweep: Check = {

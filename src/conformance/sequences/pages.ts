@@ -31,16 +31,16 @@ export const byId = (r: unknown): string => String((r as { id?: unknown })?.id);
 export const whole = (r: unknown): string => JSON.stringify(r);
 
 /**
- * Reads the head of the collection and its first page (of 2 records, or 1 when it holds
- * fewer than 4): undefined, with the reason noted on `rule`, when it holds too few
- * records for a page boundary.
+ * Reads the head of the collection (or takes `head`, its newest records as read just
+ * before) and its first page (of 2 records, or 1 when it holds fewer than 4): undefined,
+ * with the reason noted on `rule`, when it holds too few records for a page boundary.
  */
-export async function firstPage(c: Ctx, path: string, what: string, rule: string, key: (r: unknown) => string = byId): Promise<PageProbe | undefined> {
-  const head = await c.get(`${path}?limit=4`, rule);
-  const records = keysOf(head, key);
+export async function firstPage(c: Ctx, path: string, what: string, rule: string, key: (r: unknown) => string = byId, head?: string[]): Promise<PageProbe | undefined> {
+  const read = head ? undefined : await c.get(`${path}?limit=4`, rule);
+  const records = head ?? keysOf(read!, key);
   const size = records.length >= 4 ? 2 : records.length >= 2 ? 1 : 0;
-  if (head.status !== 200 || size === 0) {
-    c.skip([rule], `${what}: fewer than 2 records (${head.status}): no page boundary to hold while a record is created`);
+  if ((read && read.status !== 200) || size === 0) {
+    c.skip([rule], `${what}: fewer than 2 records${read ? ` (${read.status})` : ""}: no page boundary to hold while a record is created`);
     return undefined;
   }
   const first = await c.get(`${path}?limit=${size}`, rule);

@@ -14,6 +14,7 @@ import { randomToken, type Check, type Ctx } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import type { EventStream, Frame } from "../sse.ts";
 import { accountState, learnSubmitCounter, newGenerations, sameMoney, submitsSpent, type AccountState, type SubmitCounter } from "./account-state.ts";
+import { outputPaths } from "./gone.ts";
 import { firstPage, nextPage, whole } from "./pages.ts";
 
 export const SUBMIT_SEQUENCE_RULES = ["SUB-2", "LIM-5", "PAGE-4", "PRICE-1", "PRICE-4", "EVT-11", "EVT-10", "BILL-1", "W-8"];
@@ -65,9 +66,10 @@ async function sequence(c: Ctx, body: Record<string, unknown>, stream: EventStre
   // Before: the estimate of this very body, the first pages, the account.
   const estimate = await c.post("/v1/pricing/estimate", body, "PRICE-1");
   const price = estimate.status === 200 && Number.isInteger(estimate.json?.price_cc) ? (estimate.json.price_cc as number) : undefined;
-  const generations = await firstPage(c, "/v1/generations", "generations", "PAGE-4");
-  const ledger = await firstPage(c, "/v1/billing/transactions", "the ledger", "PAGE-4", whole);
+  // The account before (page reads change nothing of it), and the first pages with its heads as their reference.
   const s0 = await accountState(c, "SUB-2");
+  const generations = await firstPage(c, "/v1/generations", "generations", "PAGE-4", undefined, s0.generations);
+  const ledger = await firstPage(c, "/v1/billing/transactions", "the ledger", "PAGE-4", whole, s0.ledger);
 
   const first = await submit(key);
   if (!ok(first) || typeof first.json?.id !== "string") {
@@ -189,6 +191,10 @@ async function statusesOnStream(c: Ctx, s: EventStream | undefined, id: string):
   }
   const frames = framesOf(s, id);
   const streamed = frames.map((f) => String(f.data?.status));
+  const record = last?.json?.data?.find?.((r: any) => r?.id === id);
+  if (record && FINAL.has(String(record.status))) {
+    c.shared.settled = { id, status: String(record.status), outputs: outputPaths(c, record) };
+  }
   if (!FINAL.has(read.at(-1) ?? "")) {
     c.skip(["EVT-11"], `${id} did not reach a final status within ${c.r.settleSeconds} s: read ${read.join(" -> ")}`);
     return;

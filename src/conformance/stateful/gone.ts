@@ -22,12 +22,15 @@ export interface GoneOptions {
   outputs?: string[];
   /** The body a route that takes one is sent with: the link's template is given, merged or not. */
   body(op: Operation, template: Json | undefined): Json | undefined;
+  /** The rule a route is held to, where it is not `rule` (a route's own sentence: GEN-9 for a cancelled generation's read). */
+  ruleOf?(operationId: string): string | undefined;
 }
 
 /** Every route that takes the id of the gone object `id` of `kind`, then its list: none may serve it. */
-export async function goneEverywhere(seq: Sequence, kind: string, id: string, rule: string, why: string, o: GoneOptions): Promise<void> {
+export async function goneEverywhere(seq: Sequence, kind: string, id: string, objectRule: string, why: string, o: GoneOptions): Promise<void> {
   for (const r of idRoutes(kind)) {
     const op = r.operation;
+    const rule = o.ruleOf?.(op.operationId) ?? objectRule;
     if (!r.template) {
       if (!o.outputs?.length) seq.note(rule, `${operationLabel(op)} not tried after ${why}: the object had no ${r.via.split(" ")[0]}`);
       for (const path of (o.outputs ?? []).slice(0, 1)) judgeGone(seq, rule, await seq.send(`${op.operationId} (${r.via})`, { method: "GET", path, rule, headersOnly: true }), id, `${operationLabel(op)} after ${why}`);
@@ -39,6 +42,7 @@ export async function goneEverywhere(seq: Sequence, kind: string, id: string, ru
     judgeGone(seq, rule, ex, id, `${operationLabel(op)} (${r.via}) after ${why}`);
   }
   const list = LISTS[kind];
+  const rule = objectRule;
   if (list) {
     const op = operationById({ [GENERATIONS]: "listGenerations", [ASSETS]: "listLibraryAssets", [FOLDERS]: "listLibraryFolders" }[kind]!);
     judgeGone(seq, rule, await seq.send(`${op.operationId} (the list of its kind)`, { method: "GET", path: list, rule }), id, `${operationLabel(op)} after ${why}`);

@@ -30,14 +30,22 @@ interface Credential {
 
 /** A request of `op` that changes nothing even if it were served. */
 function probe(w: Walk, op: Operation): RequestSpec {
+  return harmlessRequest(op, { generation: w.c.shared.own[0]?.id, asset: w.known.assetIds[0], slug: w.known.slugs[0] }, "AUTH-6");
+}
+
+/**
+ * A request of `op` that changes nothing even if it were served: a read with this
+ * account's ids (`ids`, where the route reads one), a write with an empty body and an id
+ * nobody has (and a fresh `Idempotency-Key` where the route takes one).
+ */
+export function harmlessRequest(op: Operation, ids: { generation?: unknown; asset?: string; slug?: string }, rule: string): RequestSpec {
   const method = op.method.toUpperCase();
   const read = method === "GET";
   const kind = kindOf(op);
-  const id = read && kind === GENERATIONS ? w.c.shared.own[0]?.id : read && kind === ASSETS ? w.known.assetIds[0] : undefined;
-  const slug = w.known.slugs[0];
-  const path = op.path.replace(/\{([^}]+)\}/g, (m, name: string) => (name === "id" && typeof id === "string" ? encodeURIComponent(id) : name === "slug" && slug ? encodeURIComponent(slug) : name === "id" ? fakeIds(1)[0]! : concrete(m)));
-  const headers: Record<string, string> = op.parameters.some((p) => p.in === "header" && String(p.name).toLowerCase() === "idempotency-key") ? { "idempotency-key": `conformance-scope-${randomToken()}` } : {};
-  return { method, path, headers, ...(op.op.requestBody ? { json: {} } : {}), rule: "AUTH-6" };
+  const id = read && kind === GENERATIONS ? ids.generation : read && kind === ASSETS ? ids.asset : undefined;
+  const path = op.path.replace(/\{([^}]+)\}/g, (m, name: string) => (name === "id" && typeof id === "string" ? encodeURIComponent(id) : name === "slug" && ids.slug ? encodeURIComponent(ids.slug) : name === "id" ? fakeIds(1)[0]! : concrete(m)));
+  const headers: Record<string, string> = op.parameters.some((p) => p.in === "header" && String(p.name).toLowerCase() === "idempotency-key") ? { "idempotency-key": `conformance-probe-${randomToken()}` } : {};
+  return { method, path, headers, ...(op.op.requestBody ? { json: {} } : {}), rule };
 }
 
 /** The credentials with fewer scopes this run has. */

@@ -50,7 +50,15 @@ export async function againstNarrow(d: Double, generate: boolean): Promise<Repor
  * One test per double: the narrowed run fails exactly its rules, and one of its failures
  * says what `says` (by the double's title) expects.
  */
-export function failsEach(doubles: readonly Double[], says: Readonly<Record<string, RegExp>>): void {
+export function failsEach(doubles: readonly Double[], says: Readonly<Record<string, RegExp>>, rules?: readonly string[]): void {
+  it(`has a double${rules ? ` for each of ${rules.join(", ")}` : ""}, each found by the default run, each with what its failure says`, () => {
+    expect(doubles.length).toBeGreaterThan(0);
+    if (rules) expect(new Set(doubles.map((d) => d.rule))).toEqual(new Set(rules));
+    for (const d of doubles) {
+      expect(d.found, d.title).toBe("default");
+      expect(says[d.title], d.title).toBeDefined();
+    }
+  });
   for (const d of doubles) {
     const rules = [d.rule, ...(d.also ?? [])];
     it(`${rules.join(" ")}: fails a server that ${d.title}`, { timeout: 60_000 }, async () => {

@@ -139,8 +139,15 @@ function tokenCache(sim: RunningSimulator): Rewrite {
   };
 }
 
-/** The rules of the doubles of what a sequence spends (sequences-spending.test.ts runs them; sequences-state.test.ts the others). */
+/**
+ * The rules of the doubles of what a sequence spends (sequences-spending.test.ts runs
+ * them), of those that need control of the server (sequences-control.test.ts), of the
+ * event stream and the OAuth grants (sequences-streams.test.ts), and the others
+ * (sequences-state.test.ts): four files, so that each stays quick.
+ */
 export const SPENDING_RULES: readonly string[] = ["SUB-2", "W-8", "PRICE-1", "PRICE-4", "EVT-12", "LIM-1", "BILL-1"];
+export const CONTROL_RULES: readonly string[] = ["ST-2", "ST-3", "GEN-9", "AUTH-7"];
+export const STREAM_RULES: readonly string[] = ["EVT-10", "EVT-11", "ST-6", "ACC-2", "OAUTH-13"];
 
 export const SEQUENCE_DOUBLES: Double[] = [
   // ---- A replay spends nothing ------------------------------------------------------------
@@ -402,6 +409,74 @@ export const SEQUENCE_DOUBLES: Double[] = [
           if (asked.length === 0 || !asked.every((t) => known.has(t))) return req;
           url.searchParams.delete("types");
           return { ...req, path: url.pathname + url.search };
+        },
+      };
+    },
+  },
+  // ---- With control of the server: cancel, delete, revoke a key ----------------------------
+  {
+    rule: "ST-2",
+    also: ["EVT-11"],
+    area: "events",
+    found: "default",
+    with: ["PRICE-1"],
+    title: "sends a cancellation's FAILED event without deleted: true",
+    make: () => ({
+      stream(_req, chunk) {
+        return chunk.replace(/("status":"FAILED"[^\n]*"deleted":)true/g, "$1false");
+      },
+    }),
+  },
+  {
+    rule: "ST-3",
+    also: ["EVT-11"],
+    area: "events",
+    found: "default",
+    with: ["PRICE-1"],
+    title: "sends a deletion's event with status FAILED instead of the generation's own",
+    make: () => ({
+      stream(_req, chunk) {
+        return chunk.replace(/"status":"DONE"([^\n]*"deleted":true)/g, '"status":"FAILED"$1');
+      },
+    }),
+  },
+  {
+    rule: "GEN-9",
+    area: "stateful",
+    found: "default",
+    with: ["PRICE-1"],
+    title: "still reads a cancelled generation by its id",
+    make(sim) {
+      return {
+        answer(req, a) {
+          const m = /^\/v1\/generations\/([^/]+)$/.exec(pathOnly(req));
+          const gen = m && req.method === "GET" && a.status === 404 ? sim.hub.state.generations.get(decodeURIComponent(m[1]!)) : undefined;
+          // Cancelled: FAILED and deleted (a revoked or deleted one keeps its status).
+          if (!gen || !gen.deleted || gen.status !== "FAILED") return a;
+          return { ...a, status: 200, body: JSON.stringify(sim.hub.generations.record(gen, sim.url)) };
+        },
+      };
+    },
+  },
+  {
+    rule: "AUTH-7",
+    also: ["EVT-7"],
+    area: "auth ladder",
+    found: "default",
+    title: "caches key checks: a key once accepted keeps working after it is revoked",
+    make(sim) {
+      const accepted = new Set<string>();
+      return {
+        request(req) {
+          const key = keyOf(sim, req);
+          if (!key?.revoked || !accepted.has(key.secret)) return req;
+          // The cache says the key is good: the request goes on as the account's (the main key stands in).
+          return { ...req, headers: { ...req.headers, authorization: "Bearer ghk_demo_full" } };
+        },
+        answer(req, a) {
+          const key = keyOf(sim, req);
+          if (key && !key.revoked && a.status < 300) accepted.add(key.secret);
+          return a;
         },
       };
     },
