@@ -43,6 +43,8 @@ export interface Shared {
   gone: GoneObject[];
   /** The generation of the properties across calls, once final: its status and result files (a deletion takes it). */
   settled?: { id: string; status: string; outputs: string[] };
+  /** The numbers of `limits.submissions` an accepted submit moves by one, and which way (learnt by the properties across calls). */
+  submitCounter?: Map<string, 1 | -1>;
 }
 
 /** An object the run made go, for the sweep of every route that takes its id. */

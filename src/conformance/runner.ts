@@ -20,6 +20,7 @@ import { session } from "./checks/session.ts";
 import { oauthClients, oauthDocument, oauthFlow, oauthToken } from "./checks/oauth.ts";
 import { generated } from "./checks/generated.ts";
 import { ambiguous } from "./checks/ambiguous.ts";
+import { busySlots } from "./sequences/busy.ts";
 import { controlledSequences } from "./sequences/control.ts";
 import { requestCosts } from "./sequences/costs.ts";
 import { goneSweep } from "./sequences/gone.ts";
@@ -71,6 +72,8 @@ export const CHECKS: readonly Check[] = [
   oauthToken,
   oauthDocument,
   generated,
+  // Last of the submits: it fills the account's generation slots.
+  busySlots,
   windows,
   localisation,
   heartbeatEnd,

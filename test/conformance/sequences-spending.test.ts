@@ -1,7 +1,7 @@
 // Properties across calls, the spending side (src/conformance/sequences/, and the
 // sequences added to the spending and price checks): against a server with one bug that
-// only a sequence of requests shows (a replay that spends, another account answered with a
-// replay, an estimate below the charge, a ledger in other units than the balance, a
+// only a sequence of requests shows (a replay or a refusal for busy slots that spends,
+// another account answered with a replay, an estimate below the charge, a ledger in other units than the balance, a
 // request that costs two of the window, a window shared by the keys of an account), the
 // default run fails exactly the rule it breaks.
 // Each run is narrowed to its rules (`only`, with the checks that make what they probe).
@@ -12,6 +12,7 @@ import { SEQUENCE_DOUBLES, SPENDING_RULES } from "./support/doubles-sequences.ts
 
 /** What each failure says, by the double's title. */
 const SAYS: Record<string, RegExp> = {
+  "counts a submit refused for busy slots against the submit quota": /^a refusal for busy slots \(429 rate_limited, reason concurrency\) spent submit quota: limits\.submissions\.remaining \d+ -> \d+$/,
   "lists the ledger's amount_cc in whole credits (the balance moves in centi-credits)": /^the balance moved by -(\d+) cc around a submit, and the ledger's new rows add up to -\d+ cc \(-\d+\); amount_cc credits or debits the balance$/,
   "counts an exact replay of a submit against the submit quota": /^an exact replay of a submit spent submit quota: limits\.submissions\.remaining \d+ -> \d+ \(an accepted submit moved it so\)$/,
   "writes the charge of a submit to the ledger again on each replay (the balance untouched)": /^the ledger changed around an exact replay of a submit: 1 new row\(s\) \{"id":"txn_\w+","amount_cc":-\d+,"generation_id":"gen_\w+"/,

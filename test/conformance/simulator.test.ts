@@ -99,7 +99,8 @@ describe("the conformance suite against the simulator", () => {
     expect(notes("EVT-11")).toMatch(/gen_\w+: read QUEUED -> PENDING -> RUNNING -> DONE; streamed QUEUED -> PENDING -> RUNNING -> DONE/);
     // The report is a message of the support thread: its replay was counted there, not only read from the reply.
     expect(notes("REP-4")).not.toMatch(/shows no message of the report/);
-    expect(report.rows.find((r) => r.id === "LIM-5")!.reason).toMatch(/busy-slot refusal/);
+    // The slots were filled: a refusal for busy slots was met and held.
+    expect(notes("LIM-5")).toMatch(/the slots filled after 8 generation\(s\)/);
   });
 
   it("has one row per seed rule, by the registry's ids and wordings, in its order", () => {
@@ -125,9 +126,12 @@ describe("the conformance suite against the simulator", () => {
     expect(report.rows.find((r) => r.id === "EVT-8")!.verdict).toBe("pass");
   });
 
-  it("counts its requests per credential and stays inside the simulator's window", () => {
+  it("counts its requests per credential, and waits for the main key's window to reset at most once", () => {
     expect(report.requests.total).toBeGreaterThan(100);
-    expect(report.requests.byCredential.main).toBeLessThan(sim.hub.limiter.config.keyQuota);
+    // With the properties across calls the main key sends about one window's worth: one reset.
+    const { keyQuota, windowSeconds } = sim.hub.limiter.config;
+    expect(report.requests.byCredential.main).toBeLessThan(2 * keyQuota);
+    expect(report.requests.waitedSeconds).toBeLessThanOrEqual(windowSeconds);
     expect(Object.values(report.requests.byCredential).reduce((a, b) => a + b, 0)).toBe(report.requests.total);
   });
 

@@ -49,17 +49,17 @@ export async function moneyOf(c: Ctx, rule: string): Promise<Money> {
   return { ...(typeof v === "number" ? { balance: v } : {}), ...(ledger.rows ? { ledger: ledger.rows, ledgerAnswer: ledger.ex } : {}) };
 }
 
-/** The money, the head of the generation list and the submit counters. */
-export async function accountState(c: Ctx, rule: string): Promise<AccountState> {
+/** The money, the head of the generation list and the submit counters (`ledger: false`: not the ledger). */
+export async function accountState(c: Ctx, rule: string, o: { ledger?: boolean } = {}): Promise<AccountState> {
   const me = await c.get("/v1/me", rule);
   const v = me.json?.credits?.main_cc;
-  const ledger = await ledgerHead(c, rule);
+  const ledger: { rows?: string[]; ex?: Exchange } = o.ledger === false ? {} : await ledgerHead(c, rule);
   const list = await c.get(`/v1/generations?limit=${HEAD}`, rule);
   const generations = list.status === 200 && Array.isArray(list.json?.data) ? list.json.data.map((g: any) => String(g?.id)) : undefined;
   return {
     me,
     ...(typeof v === "number" ? { balance: v } : {}),
-    ...(ledger.rows ? { ledger: ledger.rows, ledgerAnswer: ledger.ex } : {}),
+    ...(ledger.rows && ledger.ex ? { ledger: ledger.rows, ledgerAnswer: ledger.ex } : {}),
     ...(generations ? { generations, generationsAnswer: list } : {}),
     submissions: numbersOf(me.json?.limits?.submissions),
   };

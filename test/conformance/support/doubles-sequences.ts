@@ -145,7 +145,7 @@ function tokenCache(sim: RunningSimulator): Rewrite {
  * event stream and the OAuth grants (sequences-streams.test.ts), and the others
  * (sequences-state.test.ts): four files, so that each stays quick.
  */
-export const SPENDING_RULES: readonly string[] = ["SUB-2", "W-8", "PRICE-1", "PRICE-4", "EVT-12", "LIM-1", "BILL-1"];
+export const SPENDING_RULES: readonly string[] = ["SUB-2", "LIM-5", "W-8", "PRICE-1", "PRICE-4", "EVT-12", "LIM-1", "BILL-1"];
 export const CONTROL_RULES: readonly string[] = ["ST-2", "ST-3", "GEN-9", "AUTH-7"];
 export const STREAM_RULES: readonly string[] = ["EVT-10", "EVT-11", "ST-6", "ACC-2", "OAUTH-13"];
 
@@ -190,6 +190,23 @@ export const SEQUENCE_DOUBLES: Double[] = [
         const steps = [{ status: "QUEUED", afterMs: 0 }, ...(stepsFrom("QUEUED", { kind: "done" }, gen.type, sim.hub.timing) ?? [])];
         sim.hub.generations.create({ account, keyId: gen.key_id, type: gen.type, model: gen.model, output: gen.output_kind, body: { prompt: gen.prompt }, steps, charged_cc: 0, free_quota: -1 });
       }),
+  },
+  {
+    rule: "LIM-5",
+    area: "idempotency",
+    found: "default",
+    with: ["PRICE-1", "SUB-2"],
+    title: "counts a submit refused for busy slots against the submit quota",
+    make(sim) {
+      return {
+        answer(req, a) {
+          const key = keyOf(sim, req);
+          if (req.method !== "POST" || pathOnly(req) !== "/v1/generations" || a.status !== 429 || !key || !a.body.includes('"concurrency"')) return a;
+          sim.hub.limiter.takeSubmit(key.account_id, true);
+          return a;
+        },
+      };
+    },
   },
   {
     rule: "W-8",
