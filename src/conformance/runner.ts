@@ -25,6 +25,7 @@ import { controlledSequences } from "./sequences/control.ts";
 import { requestCosts } from "./sequences/costs.ts";
 import { goneSweep } from "./sequences/gone.ts";
 import { submitSequence } from "./sequences/submits.ts";
+import { titleChanges } from "./sequences/titles.ts";
 import { uploadBetweenPages } from "./sequences/uploads.ts";
 import type { GeneratedReport } from "./generate/report.ts";
 import type { PrismFinding } from "./http.ts";
@@ -65,6 +66,7 @@ export const CHECKS: readonly Check[] = [
   requestCosts,
   submitSequence,
   uploadBetweenPages,
+  titleChanges,
   controlledSequences,
   session,
   oauthClients,

@@ -10,7 +10,6 @@ export const UNCHECKED: Readonly<Record<string, string>> = {
   "ST-4": "a late provider result cannot be caused by a client",
   "GEN-6": "a client cannot cause a refund (a record that carries `refunded` is still checked against the schema)",
   "EP-5": "a gap of the seed: there is nothing to observe",
-  "GEN-10": "the bodies of the title changes are not shown in the seed",
   "OAUTH-9": "the consent screen needs a user in a browser",
   "LIM-4": "exceeding a window would exhaust the caller's quota (the suite waits instead)",
   "LIM-7": "it restates limits checked under PAGE-3, BATCH-1, EVT-12, EVT-8, UPL-5, SUP-3 and REP-2",

@@ -1,10 +1,11 @@
 // Properties across calls, the spending side (src/conformance/sequences/, and the
 // sequences added to the spending and price checks): against a server with one bug that
 // only a sequence of requests shows (a replay or a refusal for busy slots that spends,
-// another account answered with a replay, an estimate below the charge, a ledger in other units than the balance, a
-// request that costs two of the window, a window shared by the keys of an account), the
-// default run fails exactly the rule it breaks.
-// Each run is narrowed to its rules (`only`, with the checks that make what they probe).
+// another account answered with a replay, a title change that charges, an estimate below
+// the charge, a ledger in other units than the balance, a request that costs two of the
+// window, a window shared by the keys of an account), the default run fails exactly the
+// rule it breaks. Each run is narrowed to its rules (`only`, with the checks that make what
+// they probe).
 import { describe } from "vitest";
 import { failsEach } from "./support/against.ts";
 import { SEQUENCE_DOUBLES, SPENDING_RULES } from "./support/doubles-sequences.ts";
@@ -12,6 +13,7 @@ import { SEQUENCE_DOUBLES, SPENDING_RULES } from "./support/doubles-sequences.ts
 
 /** What each failure says, by the double's title. */
 const SAYS: Record<string, RegExp> = {
+  "charges a title change as a render (1 cc, with its ledger row)": /^the balance moved from (\d+) to \d+ cc around 2 title change\(s\) \(an empty body\)$/,
   "counts a submit refused for busy slots against the submit quota": /^a refusal for busy slots \(429 rate_limited, reason concurrency\) spent submit quota: limits\.submissions\.remaining \d+ -> \d+$/,
   "lists the ledger's amount_cc in whole credits (the balance moves in centi-credits)": /^the balance moved by -(\d+) cc around a submit, and the ledger's new rows add up to -\d+ cc \(-\d+\); amount_cc credits or debits the balance$/,
   "counts an exact replay of a submit against the submit quota": /^an exact replay of a submit spent submit quota: limits\.submissions\.remaining \d+ -> \d+ \(an accepted submit moved it so\)$/,

@@ -22,6 +22,7 @@ export const busySlots: Check = {
   rules: ["LIM-5"],
   needs: { spend: true },
   async run(c) {
+    c.skip(["LIM-5"], "a rejected request that already required reference processing (it does spend submit quota) not provoked: the seed names no reference a server rejects only after reading it");
     const counter = c.shared.submitCounter;
     const body = c.shared.priced[0]?.body;
     if (!counter || !body) {

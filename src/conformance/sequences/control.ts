@@ -135,6 +135,8 @@ async function refusedOn(seq: Sequence, op: Operation, key: string, label: strin
     seq.record(`${op.operationId} with the revoked key`, opened.exchange);
     ex = opened.exchange;
   } else ex = await seq.send(`${op.operationId} with the revoked key`, { ...harmlessRequest(op, ids, "AUTH-7"), key, label });
+  // Its body is empty on purpose (a request that changes nothing even if served).
+  c.t.deliberate(ex);
   if (isUnrouted(op, ex.status)) return seq.note("AUTH-7", `${operationLabel(op)}: not routed (${ex.status}), see EP-4`);
   const code = errorCodeOf(ex.json);
   seq.expect(ex.status === 401 && code === "api_key_revoked", "AUTH-7", `${operationLabel(op)} with a key revoked during the run answered ${ex.status}${code ? ` ${code}` : ""}${ex.status >= 200 && ex.status < 300 ? ": served" : ""}; expected 401 api_key_revoked`, ex);

@@ -145,7 +145,7 @@ function tokenCache(sim: RunningSimulator): Rewrite {
  * event stream and the OAuth grants (sequences-streams.test.ts), and the others
  * (sequences-state.test.ts): four files, so that each stays quick.
  */
-export const SPENDING_RULES: readonly string[] = ["SUB-2", "LIM-5", "W-8", "PRICE-1", "PRICE-4", "EVT-12", "LIM-1", "BILL-1"];
+export const SPENDING_RULES: readonly string[] = ["SUB-2", "LIM-5", "W-8", "PRICE-1", "PRICE-4", "EVT-12", "LIM-1", "BILL-1", "GEN-10"];
 export const CONTROL_RULES: readonly string[] = ["ST-2", "ST-3", "GEN-9", "AUTH-7"];
 export const STREAM_RULES: readonly string[] = ["EVT-10", "EVT-11", "ST-6", "ACC-2", "OAUTH-13"];
 
@@ -298,6 +298,27 @@ export const SEQUENCE_DOUBLES: Double[] = [
           const main = sim.hub.state.keys.get("ghk_demo_full");
           if (key && main && key.id !== main.id && key.account_id === main.account_id) sim.hub.limiter.take(main.id, main.account_id);
           return req;
+        },
+      };
+    },
+  },
+  {
+    rule: "GEN-10",
+    area: "stateful",
+    found: "default",
+    with: ["PRICE-1", "SUB-1", "UPL-1"],
+    title: "charges a title change as a render (1 cc, with its ledger row)",
+    make(sim) {
+      return {
+        answer(req, a) {
+          const key = keyOf(sim, req);
+          if (req.method !== "PATCH" || !/^\/v1\/(generations|library\/assets)\/[^/]+$/.test(pathOnly(req)) || a.status >= 300 || !key) return a;
+          const account = sim.hub.state.accounts.get(key.account_id);
+          if (account) {
+            account.balance_cc -= 1;
+            recordLedger(sim.hub, account.id, -1, null, "title");
+          }
+          return a;
         },
       };
     },
