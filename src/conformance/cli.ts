@@ -8,6 +8,7 @@ import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/in
 import { KEY_ROLES, keyVariable, scopedKeyVariable, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
 import { startPrism, type RunningPrism } from "./prism.ts";
 import { simulatorScopedKeys } from "./simulator-keys.ts";
+import { simulatorControl } from "./server-control.ts";
 import { renderHar } from "./har.ts";
 import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
@@ -184,6 +185,7 @@ async function main(argv: string[], help: string): Promise<number> {
   const generate = generateOption(values.generate, values.seed, values.operations);
   const minCoverage = coverageFloor(values["min-coverage"]);
   let advance: ConformanceOptions["advance"];
+  let control: ConformanceOptions["control"];
   let sim: RunningSimulator | undefined;
 
   try {
@@ -229,6 +231,7 @@ async function main(argv: string[], help: string): Promise<number> {
         running.hub.clock.advance(Math.round(seconds * 1000));
         running.hub.recheckStreams();
       };
+      control = simulatorControl(sim.url);
       log(`no --base-url: started the simulator at ${baseUrl} with its demo keys and two keys with fewer scopes (writes and spending allowed), a site session and OAuth auto-consent`);
     }
     if (!apiKey) throw new Usage("--api-key (or HUB_API_KEY) is required with --base-url");
@@ -264,6 +267,7 @@ async function main(argv: string[], help: string): Promise<number> {
         minCoverage,
         ...(generate ? { generate } : {}),
         advance,
+        control,
         log: values.verbose ? log : undefined,
       },
       { prism: Boolean(values.prism) },

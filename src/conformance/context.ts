@@ -39,6 +39,27 @@ export interface Shared {
   heartbeat?: { stream?: EventStream; skip?: string };
   /** What the generated inputs sent and found (`--generate`). */
   generated?: GeneratedReport;
+  /** Objects the run made go (revoked, cancelled, deleted): every route must answer them as gone. */
+  gone: GoneObject[];
+  /** The generation of the properties across calls, once final: its status and result files (a deletion takes it). */
+  settled?: { id: string; status: string; outputs: string[] };
+  /** The numbers of `limits.submissions` an accepted submit moves by one, and which way (learnt by the properties across calls). */
+  submitCounter?: Map<string, 1 | -1>;
+}
+
+/** An object the run made go, for the sweep of every route that takes its id. */
+export interface GoneObject {
+  /** `generations`, `library/folders` (the kinds of stateful/routes.ts). */
+  kind: string;
+  id: string;
+  /** The rule that says it is gone (`REP-3` for a moderation report, `LIB-5` for a folder delete). */
+  rule: string;
+  /** How it went: `a moderation report`. */
+  why: string;
+  /** Its result files, as the record gave them. */
+  outputs?: string[];
+  /** Bodies to send to routes that take one, by operationId (the object's own, so that only its absence can refuse them). */
+  bodies?: Record<string, unknown>;
 }
 
 export interface Upload {
@@ -66,7 +87,7 @@ export interface Check {
 }
 
 export class Ctx {
-  readonly shared: Shared = { models: [], own: [], other: [], otherIsOtherAccount: false, priced: [], created: [], uploads: [], oauthGrants: 0 };
+  readonly shared: Shared = { models: [], own: [], other: [], otherIsOtherAccount: false, priced: [], created: [], uploads: [], oauthGrants: 0, gone: [] };
 
   constructor(
     readonly r: Resolved,

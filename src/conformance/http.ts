@@ -543,7 +543,9 @@ export class Target {
     if (window !== undefined) this.windowsSeen.set(name, window);
     if (remaining !== undefined && quota !== undefined && remaining > quota) fail("LIM-3", `r=${remaining} is above the quota q=${quota}`);
     if (reset !== undefined && window !== undefined && reset > window) fail("LIM-3", `t=${reset} is beyond the window w=${window}`);
-    if (ex.status === 429 && errorCodeOf(ex.json) === "rate_limited" && remaining !== undefined && remaining !== 0) {
+    // A refusal for busy slots, a full queue or the submit window is no request window's: the pair describes the binding one.
+    const windowRefused = !(ex.json?.error?.details ?? []).some?.((d: any) => ["concurrency", "queue_full", "submit_rate"].includes(d?.reason));
+    if (ex.status === 429 && errorCodeOf(ex.json) === "rate_limited" && windowRefused && remaining !== undefined && remaining !== 0) {
       fail("LIM-3", `a refusing window must describe itself: r=${remaining} on a 429`);
     }
     if (remaining === undefined || reset === undefined) return;

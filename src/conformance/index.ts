@@ -6,6 +6,7 @@ export type { Coverage, RuleCoverage, StatusCoverage, OperationStatuses } from "
 export type { MaskedExchange } from "./exchange-record.ts";
 export { KEY_ROLES, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
 export { startPrism, type RunningPrism } from "./prism.ts";
+export { simulatorControl, type ServerControl } from "./server-control.ts";
 export type { RuleRow, Verdict, Failure } from "./results.ts";
 export type { PrismFinding } from "./http.ts";
 export { UNCHECKED } from "./unchecked.ts";

@@ -1,5 +1,6 @@
 // What a run is given: the server, its keys, and what it may do there.
 import type { Secret } from "./exchange-record.ts";
+import type { ServerControl } from "./server-control.ts";
 
 /**
  * Extra keys, each reaching one rung of the refusal ladder or one refusal of a submit.
@@ -95,6 +96,12 @@ export interface ConformanceOptions {
    * whose clock the caller controls). Without it the suite waits in real time.
    */
   advance?: (seconds: number) => Promise<void>;
+  /**
+   * What the caller can do to the server that the seed shows no public route for (cancel
+   * and delete a generation, make and revoke a key): the sequences that need it run with
+   * it (`simulatorControl(baseUrl)` for the simulator), and are `n/a` without it.
+   */
+  control?: ServerControl;
   /** Progress lines (verbose output). */
   log?: (line: string) => void;
 }

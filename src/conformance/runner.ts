@@ -20,6 +20,13 @@ import { session } from "./checks/session.ts";
 import { oauthClients, oauthDocument, oauthFlow, oauthToken } from "./checks/oauth.ts";
 import { generated } from "./checks/generated.ts";
 import { ambiguous } from "./checks/ambiguous.ts";
+import { busySlots } from "./sequences/busy.ts";
+import { controlledSequences } from "./sequences/control.ts";
+import { requestCosts } from "./sequences/costs.ts";
+import { goneSweep } from "./sequences/gone.ts";
+import { submitSequence } from "./sequences/submits.ts";
+import { titleChanges } from "./sequences/titles.ts";
+import { uploadBetweenPages } from "./sequences/uploads.ts";
 import type { GeneratedReport } from "./generate/report.ts";
 import type { PrismFinding } from "./http.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
@@ -63,7 +70,14 @@ export const CHECKS: readonly Check[] = [
   uploads,
   supportSend,
   library,
+  // Properties across calls (src/conformance/sequences/): what only a sequence of requests shows.
+  goneSweep,
   billing,
+  requestCosts,
+  submitSequence,
+  uploadBetweenPages,
+  titleChanges,
+  controlledSequences,
   pathSpellings,
   boundsEveryInput,
   session,
@@ -74,6 +88,8 @@ export const CHECKS: readonly Check[] = [
   anotherAccountEveryRoute,
   fewerScopesEveryRoute,
   generated,
+  // Last of the submits: it fills the account's generation slots.
+  busySlots,
   windows,
   localisation,
   heartbeatEnd,

@@ -7,27 +7,17 @@
 // bench/conformance.ts runs the whole suite against every double, without and with
 // generated inputs.
 import { describe, expect, it } from "vitest";
-import type { Double } from "./support/doubles.ts";
+import { againstNarrow as quick } from "./support/against.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { ROUTE_DOUBLES } from "./support/doubles-routes.ts";
-import { startProxy } from "./support/proxy.ts";
-import { explain, failing, runFull, startSim } from "./support/run.ts";
+import { SEQUENCE_DOUBLES } from "./support/doubles-sequences.ts";
+import { explain, failing } from "./support/run.ts";
 
-/** The doubles the whole-suite tests do not run (those of the properties over every route have tests of their own). */
-const ADDED = DOUBLES.slice(17).filter((d) => !ROUTE_DOUBLES.includes(d));
-const WIDE = { rateLimits: { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 } };
-
-async function quick(d: Double, generate: boolean) {
-  const sim = await startSim(generate ? WIDE : {});
-  const proxy = await startProxy(sim.url, d.make(sim));
-  try {
-    const only = [d.rule, ...(d.also ?? []), ...(d.with ?? [])];
-    return await runFull(sim, proxy.url, { quick: true, only, ...(generate ? { generate: { perOperation: 100, seed: 1, operations: d.operations } } : {}) });
-  } finally {
-    await proxy.close();
-    await sim.close();
-  }
-}
+/**
+ * The doubles the whole-suite tests do not run: those of the properties over every route
+ * and of bugs across calls have tests of their own (properties-*.test.ts, sequences-*.test.ts).
+ */
+const ADDED = DOUBLES.slice(17).filter((d) => !ROUTE_DOUBLES.includes(d) && !SEQUENCE_DOUBLES.includes(d));
 
 describe("the conformance suite against the added broken servers", () => {
   it("has at least 30 broken servers, each with a title of its own, spread over the seed's areas", () => {

@@ -2,6 +2,7 @@
 // paged, editorial order, `not_found`), and price estimates (priced like the submit,
 // creating and charging nothing, refused the same way).
 import { deref, schema, type JsonObject } from "../../contract/index.ts";
+import { moneyOf, sameMoney } from "../sequences/account-state.ts";
 import { errorCodeOf } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
 
@@ -95,7 +96,7 @@ export const pricing: Check = {
   rules: ["PRICE-1", "PRICE-2", "PRICE-4", "PRICE-5", "PRICE-6", "PRICE-7", "W-10", "W-9"],
   async run(c) {
     const before = await c.get("/v1/generations?limit=1", "PRICE-4");
-    const balance = c.shared.me?.credits?.main_cc;
+    const money = await moneyOf(c, "PRICE-4");
     await priceModels(c);
     const cheapest = c.shared.priced[0];
     if (!cheapest) {
@@ -106,11 +107,7 @@ export const pricing: Check = {
       if (before.status === 200 && after.status === 200) {
         c.expect(before.json?.data?.[0]?.id === after.json?.data?.[0]?.id, "PRICE-4", "an estimate created a generation", after);
       }
-      const me = await c.get("/v1/me", "PRICE-4");
-      if (typeof balance === "number" && me.status === 200) {
-        c.expect(me.json?.credits?.main_cc === balance, "PRICE-4", `the balance moved from ${balance} to ${me.json?.credits?.main_cc} cc around estimates`, me);
-      }
-      c.note("PRICE-4", "the estimate's request cost is checked by the RateLimit countdown (LIM-3)");
+      sameMoney(c, "PRICE-4", money, await moneyOf(c, "PRICE-4"), "estimates");
 
       // promo_mode cannot be priced in advance.
       const promo = await c.post("/v1/pricing/estimate", { ...cheapest.body, promo_mode: "queue" }, "PRICE-6");
@@ -138,10 +135,7 @@ export const pricing: Check = {
     // The type the API does not submit.
     const text = await c.post("/v1/pricing/estimate", { type: "text", model: c.shared.models[0]?.id ?? "conformance-model", prompt: "hello" }, "W-10");
     c.refusal(text, "submit_unavailable", "PRICE-7", "an estimate of type text");
-    if (typeof balance === "number") {
-      const me = await c.get("/v1/me", "W-10");
-      if (me.status === 200) c.expect(me.json?.credits?.main_cc === balance, "W-10", `the balance moved from ${balance} to ${me.json?.credits?.main_cc} cc around an estimate of type text`, me);
-    }
+    sameMoney(c, "W-10", money, await moneyOf(c, "W-10"), "estimates and an estimate of type text", text);
 
     // A price that depends on a file the server cannot read is refused, not a number.
     const upscale = c.shared.models.find((m) => m.type === "upscale");

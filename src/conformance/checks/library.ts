@@ -6,6 +6,7 @@
 import { errorCodeOf } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
 import type { Exchange } from "../http.ts";
+import { moneyOf, sameMoney } from "../sequences/account-state.ts";
 import { likeMissing } from "./generations.ts";
 
 const RULES = ["LIB-3", "LIB-4", "LIB-5", "LIB-6", "LIB-7", "LIB-2", "PAGE-6"];
@@ -42,7 +43,7 @@ export const library: Check = {
       c.fail("LIB-2", `GET /v1/library/folders answered ${first.ex.status} ${errorCodeOf(first.ex.json) ?? ""}`, first.ex);
       return;
     }
-    const balance = await c.balance("LIB-7");
+    const money = await moneyOf(c, "LIB-7");
     const token = randomToken();
     const nameA = `Conformance ${token} A`;
     const nameB = `Conformance ${token} B`;
@@ -89,17 +90,32 @@ export const library: Check = {
         const ex = await c.request({ method: "DELETE", path: path(id), rule: "LIB-5" });
         // Already gone (another account's refused delete that was not refused): LIB-7 says so.
         if (ex.status !== 404) c.expect(ok(ex), "LIB-5", `deleting the suite's folder ${id} answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex);
+        if (ok(ex) && !c.shared.gone.some((g) => g.kind === "library/folders")) c.shared.gone.push({ kind: "library/folders", id, rule: "LIB-5", why: "its delete" });
       }
       if (created.length > 0) {
         const { list, ex } = await listFolders(c, "LIB-5");
         const left = list?.filter((f) => created.includes(String(f.id))) ?? [];
         c.expect(left.length === 0, "LIB-5", `deleted folders are still listed: ${left.map((f) => f.id).join(", ")}`, ex);
+        await nameFreed(c, nameA);
       }
     }
-    const after = await c.balance("LIB-7");
-    if (balance !== undefined && after !== undefined) c.expect(after === balance, "LIB-7", `the balance moved from ${balance} to ${after} cc around library writes`);
+    sameMoney(c, "LIB-7", money, await moneyOf(c, "LIB-7"), "library writes");
   },
 };
+
+/**
+ * `folder_name_taken` is for a name a folder has: once the folder that had it is deleted,
+ * a new folder may take it (the new one is deleted again).
+ */
+async function nameFreed(c: Ctx, name: string): Promise<void> {
+  const { list } = await listFolders(c, "LIB-3");
+  if (!list || list.some((f) => f.name === name)) return;
+  const ex = await c.post("/v1/library/folders", { name }, "LIB-3");
+  if (ex.status === 409 && errorCodeOf(ex.json) === "folder_limit_reached") return;
+  if (!c.expect(ok(ex), "LIB-3", `a new folder named like a deleted one (${JSON.stringify(name)}) answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}: the name is no folder's any more`, ex)) return;
+  const { list: now } = await listFolders(c, "LIB-3");
+  for (const f of now?.filter((x) => x.name === name) ?? []) await c.request({ method: "DELETE", path: path(String(f.id)), rule: "LIB-3" });
+}
 
 /** Creates a folder and finds it in the list by its (unique) name. */
 async function createFolder(c: Ctx, name: string): Promise<Folder | undefined> {
@@ -133,6 +149,8 @@ async function items(c: Ctx, item: string, folderA: string, folderB: string, cre
   const del = await c.request({ method: "DELETE", path: path(folderA), rule: "LIB-5" });
   if (!c.expect(ok(del), "LIB-5", `deleting a folder answered ${del.status} ${errorCodeOf(del.json) ?? ""}`, del)) return;
   created.splice(created.indexOf(folderA), 1);
+  // Every route that takes the folder's id, after the checks below (the move with this asset, so that only the folder's absence can refuse it).
+  c.shared.gone.push({ kind: "library/folders", id: folderA, rule: "LIB-5", why: "its delete", bodies: { moveLibraryItems: { item_ids: [item], folder_id: folderA } } });
   const { list, ex: read } = await listFolders(c, "LIB-5");
   c.expect(list !== undefined && !list.some((f) => f.id === folderA) && list.some((f) => f.id === folderB), "LIB-5", "after deleting one folder the list does not show exactly the other one of the suite's two", read);
   const { asset, ex } = await findAsset(c, item, "LIB-5");

@@ -193,7 +193,7 @@ interface Tokens {
 
 export const oauthFlow: Check = {
   name: "OAuth: the code flow (auto-consent declared)",
-  rules: [...FLOW_RULES, "OAUTH-3", "OAUTH-16", "OAUTH-17", "AUTH-6", "AUTH-8", "W-11"],
+  rules: [...FLOW_RULES, "OAUTH-3", "OAUTH-16", "OAUTH-17", "AUTH-6", "AUTH-8", "W-11", "ACC-2"],
   needs: { writes: true },
   async run(c) {
     const o = c.r.o.oauth;
@@ -331,7 +331,7 @@ class Flow {
       c.skip(["OAUTH-17"], "a user's revocation in their profile cannot be done by a client");
       c.skip(["OAUTH-10"], "access_denied not provoked: it needs a user who declines, or an account without API access");
       c.skip(["AUTH-2"], "that the token is opaque, and valid only for {base_url}/v1, is not observable from one address");
-      c.skip(["EVT-7"], "access withdrawn only by revoking the stream's own OAuth token (keys, accounts and scopes cannot be withdrawn by a client)");
+      c.skip(["EVT-7"], "access withdrawn by a suspended account, lost API access or a lost scope not tried (a client cannot withdraw them)");
     } finally {
       await this.cleanup();
     }
@@ -371,12 +371,15 @@ class Flow {
     const c = this.c;
     // Refresh narrowing the access token; the refresh token rotates.
     const narrow = "models:read";
+    const grant = await this.whoami(t, "ACC-2");
     const r1 = await this.refresh(t, "OAUTH-13", { scope: narrow });
     if (!r1.next) return;
     c.expect(r1.next.scope.join(" ") === narrow, "OAUTH-13", `a refresh asking for scope ${narrow} answered scope ${JSON.stringify(r1.next.scope.join(" "))}`, r1.ex);
     const who = await this.whoami(r1.next, "OAUTH-13");
     const held = Array.isArray(who.json?.scopes) ? who.json.scopes.join(" ") : undefined;
     c.expect(who.status === 200 && held === narrow, "OAUTH-13", `the narrowed access token holds ${JSON.stringify(held)} (whoami ${who.status}), not ${narrow}`, who);
+    // key_id is the grant's id: the same for every token a refresh of the grant gives.
+    if (grant.status === 200 && who.status === 200) c.expect(who.json?.key_id === grant.json?.key_id, "ACC-2", `whoami says key_id ${JSON.stringify(who.json?.key_id)} for a refreshed access token and ${JSON.stringify(grant.json?.key_id)} for the token of the same grant it was refreshed from; key_id is the grant's id`, who);
     c.expect(r1.next.refresh !== undefined && r1.next.refresh !== t.refresh, "OAUTH-15", "a refresh did not answer a new refresh token (rotation)", r1.ex);
     // The used refresh token again, right after: the parallel loser gets invalid_grant, the grant stays.
     const loser = await this.refresh(t, "OAUTH-15", { expected: false });
@@ -404,6 +407,27 @@ class Flow {
     await this.refused(r3.next, "ST-6", "the grant's newest access token after a used refresh token was presented on revoke");
     const dead = await this.refresh(r3.next, "ST-6", { expected: false });
     oauthError(c, dead.ex, "invalid_grant", "ST-6", "the grant's newest refresh token after a used refresh token was presented on revoke");
+    // The whole grant: every access token it gave before goes with it, not only the newest.
+    await this.refused(t, "ST-6", "the grant's first access token (used on /v1 before) after a used refresh token was presented on revoke");
+    await this.refused(r1.next, "ST-6", "the grant's narrowed access token (used on /v1 before) after a used refresh token was presented on revoke");
+  }
+
+  /**
+   * A refresh narrows to scopes already granted, never widens: asking for one the grant
+   * does not hold gives a token without it (or an OAuth error), by its reply and by whoami.
+   */
+  async noWidening(t: Tokens): Promise<void> {
+    const c = this.c;
+    const extra = vocabulary.find((s) => !t.scope.includes(s) && !s.startsWith("workflows:"));
+    if (!t.refresh || !extra) return;
+    const wider = await this.refresh(t, "OAUTH-13", { scope: [...t.scope, extra].join(" "), expected: false });
+    if (!wider.next) {
+      c.expect(wider.ex.status >= 400 && typeof wider.ex.json?.error === "string", "OAUTH-13", `a refresh asking for ${extra} (not granted) answered ${wider.ex.status} without tokens or an OAuth error`, wider.ex);
+      return;
+    }
+    const who = await this.whoami(wider.next, "OAUTH-13");
+    const held: string[] = Array.isArray(who.json?.scopes) ? who.json.scopes.map(String) : [];
+    c.expect(!wider.next.scope.includes(extra) && !held.includes(extra), "OAUTH-13", `a refresh asking for ${extra}, a scope the grant (${t.scope.join(" ")}) does not hold, gave a token with it (reply scope ${JSON.stringify(wider.next.scope.join(" "))}, whoami ${JSON.stringify(held.join(" "))}); a refresh only narrows`, who);
   }
 
   /** A new consent revokes the client's previous grant with its tokens; a used code is refused. */
@@ -411,6 +435,7 @@ class Flow {
     const c = this.c;
     const a = await this.code("ST-6");
     const older = await this.exchange(a, "ST-6");
+    const was = older ? await this.whoami(older, "ACC-2") : undefined;
     const b = await this.code("ST-6");
     const newer = await this.exchange(b, "ST-6");
     if (!older || !newer) return;
@@ -421,6 +446,9 @@ class Flow {
     }
     const live = await this.whoami(newer, "ST-6");
     c.expect(live.status === 200, "ST-6", `the new grant's access token answered ${live.status} ${errorCodeOf(live.json) ?? ""}`, live);
+    // A new consent is a new grant: its tokens name another grant id.
+    if (was?.status === 200 && live.status === 200) c.expect(live.json?.key_id !== was.json?.key_id, "ACC-2", `the tokens of a new consent and of the grant it revoked both say key_id ${JSON.stringify(live.json?.key_id)}; key_id is the grant's id, and a new consent makes a new grant`, live);
+    await this.noWidening(newer);
     // The code of that consent, used once already.
     const again = await this.token({ grant_type: "authorization_code", code: b.code, redirect_uri: this.client.redirectUri, code_verifier: b.verifier }, "OAUTH-16");
     oauthError(c, again, "invalid_grant", "OAUTH-16", "a code exchanged a second time");
@@ -445,23 +473,26 @@ export async function scopedToken(c: Ctx, scope: string): Promise<{ token: strin
   return { token: t.access, label: t.label, revoke: () => flow.cleanup() };
 }
 
-/** The stream opened with a token that was then revoked ends with `terminated`, and a reconnect gets the same refusal. */
-async function terminated(c: Ctx, opened: Awaited<ReturnType<Ctx["t"]["openStream"]>>, t: Tokens): Promise<void> {
+/**
+ * The stream opened with a credential that was then revoked (an access token, or an API
+ * key: `what`) ends with `terminated`, and a reconnect gets the same refusal.
+ */
+export async function terminated(c: Ctx, opened: Awaited<ReturnType<Ctx["t"]["openStream"]>>, t: { access: string; label: string }, what = "an access token"): Promise<void> {
   const s = opened.stream;
   if (!s) {
-    c.skip(["EVT-7"], `a stream with the OAuth token did not open (${opened.exchange.status} ${errorCodeOf(opened.exchange.json) ?? ""})`);
+    c.skip(["EVT-7"], `a stream with ${what} did not open (${opened.exchange.status} ${errorCodeOf(opened.exchange.json) ?? ""})`);
     return;
   }
   const got = await s.until((x) => x.frames.some((f) => f.event === "terminated"), 5_000);
   const frame = s.frames.find((f) => f.event === "terminated");
   await s.until((x) => x.ended, 1_000);
   s.close();
-  if (!c.expect(got, "EVT-7", "a stream opened with an access token that was then revoked got no terminated frame within 5 s", opened.exchange)) return;
+  if (!c.expect(got, "EVT-7", `a stream opened with ${what} that was then revoked got no terminated frame within 5 s`, opened.exchange)) return;
   c.expect(s.ended, "EVT-7", "the stream did not end after its terminated frame", opened.exchange);
   const again = await c.t.openStream({ key: t.access, label: t.label, rule: "EVT-7" }, {});
   again.stream?.close();
   const code = frame?.data?.error?.code;
-  c.expect(!again.stream && errorCodeOf(again.exchange.json) === code, "EVT-7", `the terminated frame carries ${JSON.stringify(code)} but a reconnect answered ${again.exchange.status} ${errorCodeOf(again.exchange.json) ?? ""}; a reconnect gets the same refusal`, again.exchange);
+  c.expect(!again.stream && errorCodeOf(again.exchange.json) === code, "EVT-7", `the terminated frame carries ${JSON.stringify(code)} but a reconnect answered ${again.exchange.status}${errorCodeOf(again.exchange.json) ? ` ${errorCodeOf(again.exchange.json)}` : ""}; a reconnect gets the same refusal`, again.exchange);
 }
 
 /**

@@ -2,6 +2,7 @@
 // idempotent replay, refusals of a submit, the creation event and every status change
 // on the stream, resume with Last-Event-ID (no loss, no repeat), a new stream that does
 // not replay history, newest-first order. Uses the cheapest body the server priced.
+import { moneyOf, sameMoney } from "../sequences/account-state.ts";
 import { errorCodeOf } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
 import type { Exchange } from "../http.ts";
@@ -108,13 +109,12 @@ async function run(c: Ctx, base: Record<string, unknown>, s: EventStream | undef
   await bounds(c, body);
 
   // The type the API does not submit: 503 naming the type, nothing charged.
-  const before = await balance(c, "W-10");
+  const before = await moneyOf(c, "W-10");
   const text = await submit({ type: "text", model: String(body.model), prompt: "hello" }, key(), "SUB-5");
   if (c.refusal(text, "submit_unavailable", "SUB-5", "a submit of type text")) {
     c.expect(/\btext\b/.test(String(text.json?.error?.message ?? "")), "SUB-5", `the refusal does not name the type: ${JSON.stringify(text.json?.error?.message)}`, text);
   }
-  const after = await balance(c, "W-10");
-  if (before !== undefined && after !== undefined) c.expect(before === after, "W-10", `the balance moved from ${before} to ${after} cc around a text submit`);
+  sameMoney(c, "W-10", before, await moneyOf(c, "W-10"), "a text submit", text);
 
   // A second generation (the cheapest of another type when there is one: a free quota of
   // one type may cover the first, and the reports need one that was charged): newest first.

@@ -4,6 +4,7 @@
 // images, and up to 3 upload references in `images` (the files this run uploaded).
 import { randomUUID } from "node:crypto";
 import { bound } from "../../contract/index.ts";
+import { moneyOf, sameMoney } from "../sequences/account-state.ts";
 import { errorCodeOf } from "../classify.ts";
 import { randomToken, type Check } from "../context.ts";
 import type { Exchange } from "../http.ts";
@@ -22,7 +23,7 @@ export const supportSend: Check = {
   async run(c) {
     const refs = [...new Set(c.shared.uploads.map((u) => u.reference))];
     if (refs.length === 0) c.skip(["SUP-3"], "images not sent: this run uploaded no file (its reference is what `images` takes)");
-    const balance = await c.balance("SUP-3");
+    const money = await moneyOf(c, "SUP-3");
     // Spaces at both ends, a line break, quotes, markup and non-ASCII letters: returned exactly.
     const text = `  Conformance check ${randomToken()}: please ignore.\n"Quoted" <b>not markup</b> — Grüße, привет ✓  `;
     const id = randomUUID();
@@ -76,7 +77,6 @@ export const supportSend: Check = {
     }
 
     c.skip(["SUP-2"], "that reading marks the thread read is not observable: the seed names no read marker");
-    const after = await c.balance("SUP-3");
-    if (balance !== undefined && after !== undefined) c.expect(after === balance, "SUP-3", `the balance moved from ${balance} to ${after} cc around support messages`);
+    sameMoney(c, "SUP-3", money, await moneyOf(c, "SUP-3"), "support messages and their replay");
   },
 };

@@ -75,7 +75,7 @@ function replaced(t: Ticket, name: string, value: string): Record<string, string
   return { ...without(t, name), [name]: value };
 }
 
-async function proxyPut(c: Ctx, t: Ticket, contentType: string, bytes: Uint8Array, rule: string): Promise<Exchange | undefined> {
+export async function proxyPut(c: Ctx, t: Ticket, contentType: string, bytes: Uint8Array, rule: string): Promise<Exchange | undefined> {
   const path = c.t.pathOf(String(t.proxy_path));
   if (!path) return undefined;
   // Never through `prism proxy`: Prism 5.14 re-encodes a binary body as text.

@@ -5,6 +5,9 @@ import { randomUUID } from "node:crypto";
 import { bound } from "../../contract/index.ts";
 import { errorCodeOf } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
+import type { Exchange } from "../http.ts";
+import { moneyOf, sameMoney } from "../sequences/account-state.ts";
+import { outputPaths } from "../sequences/gone.ts";
 
 /** The session-only routes with a body each would take (none where the seed shows none). */
 const SESSION_ONLY: [string, unknown][] = [
@@ -78,7 +81,7 @@ export const reports: Check = {
 
     let accepted = false;
     for (const rec of candidates.slice(0, 3)) {
-      const balance = (await c.get("/v1/me", "REP-5")).json?.credits?.main_cc;
+      const money = await moneyOf(c, "REP-5");
       const id = randomUUID();
       const text = `Conformance check ${randomToken()}: please ignore this report.`;
       const path = `/v1/generations/${encodeURIComponent(String(rec.id))}/report`;
@@ -88,8 +91,6 @@ export const reports: Check = {
       accepted = true;
       const cc = Object.keys(first.json ?? {}).filter((k) => k.endsWith("_cc"));
       c.expect(cc.length === 0, "REP-5", `the report reply carries a credit field: ${cc.join(", ")}`, first);
-      const me = await c.get("/v1/me", "REP-5");
-      if (typeof balance === "number") c.expect(me.json?.credits?.main_cc === balance, "REP-5", `the balance moved from ${balance} to ${me.json?.credits?.main_cc} cc with a report`, me);
       const replay = await c.post(path, { text, reason: "failure", client_msg_id: id }, "REP-4");
       c.expect(
         replay.status === 201 && replay.json?.support_request_id === first.json?.support_request_id && replay.json?.message_id === first.json?.message_id,
@@ -100,6 +101,9 @@ export const reports: Check = {
       const other = await c.post(path, { text: `${text} (changed)`, reason: "failure", client_msg_id: id }, "REP-4");
       c.t.deliberate(other);
       c.refusal(other, "report_replay_mismatch", "REP-4", "the same client_msg_id with another text");
+      // Across the calls: the report, its replay and the mismatch moved no money, and the replay made no second report.
+      sameMoney(c, "REP-5", money, await moneyOf(c, "REP-5"), "a report, its replay and a refused mismatch", replay);
+      await reportOnce(c, first, text, id);
       break;
     }
     if (!accepted && target) c.skip(["REP-1", "REP-4", "REP-5"], "no generation of the account accepted a failure report (all settled)");
@@ -107,10 +111,16 @@ export const reports: Check = {
     // A moderation report revokes the generation: only on one this run created.
     const own = c.shared.created[1];
     if (own) {
-      const ex = await c.post(`/v1/generations/${encodeURIComponent(String(own.id))}/report`, { text: "Conformance check: moderation report on a generation the suite created.", reason: "moderation" }, "REP-3");
+      const path = `/v1/generations/${encodeURIComponent(String(own.id))}`;
+      // Its result files as they were, for the sweep of every route once it is gone.
+      const was = await c.get(path, "REP-3");
+      const ex = await c.post(`${path}/report`, { text: "Conformance check: moderation report on a generation the suite created.", reason: "moderation" }, "REP-3");
       if (c.expect(ex.status === 201, "REP-3", `a moderation report answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}, not 201`, ex)) {
-        const gone = await c.get(`/v1/generations/${encodeURIComponent(String(own.id))}`, "REP-3");
+        const gone = await c.get(path, "REP-3");
         c.expect(gone.status === 404, "REP-3", `after a moderation report the generation still reads ${gone.status} ${gone.json?.status ?? ""}; it is revoked`, gone);
+        if (was.json?.status !== "MODERATION_PENDING") {
+          c.shared.gone.push({ kind: "generations", id: String(own.id), rule: "REP-3", why: "a moderation report", outputs: outputPaths(c, was.json) });
+        }
       }
     } else c.skip(["REP-3"], "a moderation report revokes the generation: only tried on one the suite created (--allow-spend)");
 
@@ -133,3 +143,16 @@ export const supportThread: Check = {
     if (ex.status === 200) c.expect(ex.json?.next_cursor === null, "SUP-2", `next_cursor is ${JSON.stringify(ex.json?.next_cursor)}; the thread is read whole`, ex);
   },
 };
+
+/**
+ * A replayed report is the same report, not a second one: where the support thread shows
+ * reports (a message with the report's `message_id`), it shows this one once.
+ */
+async function reportOnce(c: Ctx, first: Exchange, text: string, clientMsgId: string): Promise<void> {
+  const thread = await c.get("/v1/support/messages", "REP-4");
+  if (thread.status !== 200 || !Array.isArray(thread.json?.data)) return;
+  const messageId = first.json?.message_id;
+  const shown = (thread.json.data as any[]).filter((m) => (messageId !== undefined && m?.id === messageId) || (m?.client_msg_id === clientMsgId && m?.text === text));
+  if (shown.length === 0) c.note("REP-4", "the support thread shows no message of the report (its message_id): that a replay made no second report was read from the reply only");
+  else c.expect(shown.length === 1, "REP-4", `after a report and its replay by client_msg_id the support thread shows the report's message ${shown.length} times`, thread);
+}

@@ -8,13 +8,15 @@
 // generation revoked by a `moderation` report. The seed shows no public route that
 // cancels or deletes a generation ("The path and method of the cancel/delete operation
 // for a generation: not shown"), and no delete of a library asset.
-import { errorCodeOf, operationLabel } from "../classify.ts";
+import type { Json } from "../../contract/index.ts";
+import { errorCodeOf } from "../classify.ts";
 import { randomToken } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import type { EventStream } from "../sse.ts";
 import { linksOf, follow, type Link } from "./links.ts";
-import { judgeGone, lists } from "./judge.ts";
-import { bodyWith, FOLDERS, GENERATIONS, idRoutes, validBodies } from "./routes.ts";
+import { lists } from "./judge.ts";
+import { goneEverywhere } from "./gone.ts";
+import { bodyWith, FOLDERS, GENERATIONS, validBodies } from "./routes.ts";
 import { answered, type Sequence } from "./sequence.ts";
 import { begin, knownWith, seedOf, selected, sequence, type Walk } from "./walk.ts";
 
@@ -49,24 +51,15 @@ function readsIt(seq: Sequence, link: Link, ex: Exchange | undefined, id: string
 }
 
 /**
- * Every route that takes the id of a gone object, as the links name them: 404
- * `not_found` (a batch read leaves it out). `outputs`: its result files, used as given;
- * `accepted`: bodies the server took for the object before (sent again, so that only
- * the object's absence can refuse them).
+ * Every route that takes the id of a gone object, then its list (goneEverywhere), with
+ * generated bodies: `accepted` holds bodies the server took for the object before (sent
+ * again, so that only the object's absence can refuse them).
  */
 async function gone(seq: Sequence, w: Walk, kind: string, id: string, ruleId: string, why: string, outputs: string[] = [], accepted = new Map<string, unknown>()): Promise<void> {
-  for (const r of idRoutes(kind)) {
-    const op = r.operation;
-    if (!r.template) {
-      if (outputs.length === 0) seq.note(ruleId, `${operationLabel(op)} not tried after ${why}: the object had no ${r.via.split(" ")[0]}`);
-      for (const path of outputs.slice(0, 1)) judgeGone(seq, ruleId, await seq.send(`${op.operationId} (${r.via})`, { method: "GET", path, rule: ruleId, headersOnly: true }), id, `${operationLabel(op)} after ${why}`);
-      continue;
-    }
-    const t = r.template(id);
-    const body = op.op.requestBody ? (accepted.get(op.operationId) ?? bodyWith(op.operationId, knownWith(w, { createdIds: [id], folderId: id }), seedOf(w, `${why} ${op.operationId}`), t.body) ?? {}) : undefined;
-    const ex = await seq.send(`${op.operationId} (${r.via})`, { method: op.method.toUpperCase(), path: t.path, ...(body !== undefined ? { json: body } : {}), rule: ruleId });
-    judgeGone(seq, ruleId, ex, id, `${operationLabel(op)} (${r.via}) after ${why}`);
-  }
+  await goneEverywhere(seq, kind, id, ruleId, why, {
+    outputs,
+    body: (op, template) => (accepted.get(op.operationId) as Json | undefined) ?? bodyWith(op.operationId, knownWith(w, { createdIds: [id], folderId: id }), seedOf(w, `${why} ${op.operationId}`), template),
+  });
 }
 
 /** A generation: submit, the links of its 202, a `moderation` report (the link ReportGeneration), then gone. */

@@ -14,12 +14,13 @@ export class Sequence {
 
   /**
    * `replay`: the command-line flags that walk it again (`--generate=N --seed S
-   * --operations ...`); `run`: the report entry it adds to (a branch's parent's).
+   * --operations ...`; none for a sequence of the default run, which every run walks
+   * alike); `run`: the report entry it adds to (a branch's parent's).
    */
   constructor(
     readonly c: Ctx,
     name: string,
-    readonly replay: string,
+    readonly replay: string | undefined,
     run?: SequenceRun,
   ) {
     this.run = run ?? { name, requests: 0, findings: 0 };
@@ -47,7 +48,7 @@ export class Sequence {
   fail(rule: string, message: string, ex: Exchange): void {
     const i = this.steps.findIndex((s) => s.ex === ex);
     const steps = (i >= 0 ? this.steps.slice(0, i) : this.steps).map((s) => ({ step: s.step, cited: s.ex.cite }));
-    this.c.results.fail(rule, `${this.run.name}: ${message} (replay: ${this.replay})`, { ...ex.cite, steps });
+    this.c.results.fail(rule, `${this.run.name}: ${message}${this.replay ? ` (replay: ${this.replay})` : ""}`, { ...ex.cite, steps });
     this.run.findings++;
   }
 

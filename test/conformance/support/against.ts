@@ -1,9 +1,9 @@
 // Runs the whole suite through the double that breaks `rule` (the simulator behind a
 // rewriting proxy) and checks that exactly that rule fails (with the rules of the seed
 // that state the same thing, and the simulator's own known findings).
-import { expect } from "vitest";
+import { expect, it } from "vitest";
 import type { Report } from "../../../src/conformance/index.ts";
-import { DOUBLES } from "./doubles.ts";
+import { DOUBLES, type Double } from "./doubles.ts";
 import { startProxy } from "./proxy.ts";
 import { explain, failing, runFull, SIMULATOR_FINDINGS, startSim } from "./run.ts";
 
@@ -25,4 +25,48 @@ export async function against(rule: string): Promise<Report> {
 
 export function failuresOf(report: Report, rule: string): string {
   return report.rows.find((r) => r.id === rule)!.failures.map((f) => f.message).join("\n");
+}
+
+const WIDE = { rateLimits: { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 } };
+
+/**
+ * Runs the suite through a double, narrowed to its rules (`only`, with the checks that
+ * make what they probe) to stay quick; a bug only generated inputs meet is run with them,
+ * for its operations.
+ */
+export async function againstNarrow(d: Double, generate: boolean): Promise<Report> {
+  const sim = await startSim(generate ? WIDE : {});
+  const proxy = await startProxy(sim.url, d.make(sim));
+  try {
+    const only = [d.rule, ...(d.also ?? []), ...(d.with ?? [])];
+    return await runFull(sim, proxy.url, { quick: true, only, ...(generate ? { generate: { perOperation: 100, seed: 1, operations: d.operations } } : {}) });
+  } finally {
+    await proxy.close();
+    await sim.close();
+  }
+}
+
+/**
+ * One test per double: the narrowed run fails exactly its rules, and one of its failures
+ * says what `says` (by the double's title) expects.
+ */
+export function failsEach(doubles: readonly Double[], says: Readonly<Record<string, RegExp>>, rules?: readonly string[]): void {
+  it(`has a double${rules ? ` for each of ${rules.join(", ")}` : ""}, each found by the default run, each with what its failure says`, () => {
+    expect(doubles.length).toBeGreaterThan(0);
+    if (rules) expect(new Set(doubles.map((d) => d.rule))).toEqual(new Set(rules));
+    for (const d of doubles) {
+      expect(d.found, d.title).toBe("default");
+      expect(says[d.title], d.title).toBeDefined();
+    }
+  });
+  for (const d of doubles) {
+    const rules = [d.rule, ...(d.also ?? [])];
+    it(`${rules.join(" ")}: fails a server that ${d.title}`, { timeout: 60_000 }, async () => {
+      const report = await againstNarrow(d, false);
+      expect(report.errors, explain(report)).toEqual([]);
+      expect(failing(report), explain(report)).toEqual([...rules].sort());
+      const said = failuresOf(report, d.rule).split("\n");
+      expect(said.some((m) => says[d.title]?.test(m)), said.join("\n")).toBe(true);
+    });
+  }
 }

@@ -8,6 +8,7 @@ import type { RunningSimulator } from "../../../src/simulator/index.ts";
 import { clampsKnowledgeLimit, crashesOnUnknownField, jsonBody, ignoresContentType, missingRoutes, neverLocalised, stackTraces } from "./faults.ts";
 import { bodyRewrite, editJson, framesKept, pathOnly, queryRewrite, statusRewrite, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 import { ROUTE_DOUBLES } from "./doubles-routes.ts";
+import { SEQUENCE_DOUBLES } from "./doubles-sequences.ts";
 
 export interface Double {
   /** The rule the double breaks. */
@@ -424,6 +425,8 @@ export const DOUBLES: Double[] = [
   // ---- Idempotency ---------------------------------------------------------------------
   {
     rule: "SUB-2",
+    // A new generation spends submit quota too: the seed says a replay spends none twice.
+    also: ["LIM-5"],
     area: "idempotency",
     found: "default",
     with: ["PRICE-1"],
@@ -650,7 +653,8 @@ export const DOUBLES: Double[] = [
   {
     rule: "LIB-5",
     area: "stateful",
-    found: "generate",
+    // The default run sweeps every route of the folder it deleted (sequences/gone.ts); the walk does too.
+    found: "default",
     operations: ["createLibraryFolder"],
     title: "a deleted folder still takes changes (PATCH and DELETE answer 2xx)",
     make() {
@@ -669,8 +673,10 @@ export const DOUBLES: Double[] = [
   {
     rule: "REP-3",
     area: "stateful",
-    found: "generate",
+    // The default run sweeps every route of the generation it revoked (sequences/gone.ts); the walk does too.
+    found: "default",
     operations: ["submitGeneration"],
+    with: ["PRICE-1", "SUB-1"],
     title: "a generation revoked by a moderation report still takes title changes",
     make() {
       const revoked = new Set<string>();
@@ -695,4 +701,6 @@ export const DOUBLES: Double[] = [
     make: (sim) => leaksAs403(sim, "PATCH"),
   },
   ...ROUTE_DOUBLES,
+  // ---- Bugs across calls (doubles-sequences.ts) -------------------------------------------
+  ...SEQUENCE_DOUBLES,
 ];

@@ -2,7 +2,7 @@
 // tests: a frozen simulated clock that the suite moves instead of sleeping, the demo
 // keys for every role, and a short heartbeat so the heartbeat check is quick.
 import { createHash, randomBytes } from "node:crypto";
-import { runConformance, SUITE_REDIRECT_URI, type ConformanceOptions, type Report } from "../../../src/conformance/index.ts";
+import { runConformance, simulatorControl, SUITE_REDIRECT_URI, type ConformanceOptions, type Report } from "../../../src/conformance/index.ts";
 import type { RunExtras } from "../../../src/conformance/runner.ts";
 import { simulatorScopedKeys } from "../../../src/conformance/simulator-keys.ts";
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from "../../../src/simulator/index.ts";
@@ -85,6 +85,7 @@ export async function runFull(sim: RunningSimulator, baseUrl: string = sim.url, 
       sim.hub.clock.advance(Math.round(seconds * 1000));
       sim.hub.recheckStreams();
     },
+    control: simulatorControl(sim.url),
     ...extra,
   }, extras);
 }

@@ -1,0 +1,21 @@
+// Properties across calls that need control of the server (src/conformance/sequences/
+// control.ts): the simulator's control (`simulatorControl`, as the CLI's own simulator
+// has it) cancels and deletes generations and revokes a key while it is in use. Against a
+// server with one bug only such a sequence shows (a cancellation or deletion event that
+// says the wrong thing, a cancelled generation still read, a cache of key checks), the
+// default run fails exactly the rule it breaks. Each run is narrowed to its rules.
+import { describe } from "vitest";
+import { failsEach } from "./support/against.ts";
+import { CONTROL_RULES, SEQUENCE_DOUBLES } from "./support/doubles-sequences.ts";
+
+/** What each failure says, by the double's title. */
+const SAYS: Record<string, RegExp> = {
+  "sends a cancellation's FAILED event without deleted: true": /^the cancellation of gen_\w+ came on the stream as FAILED deleted=false; one event with status FAILED and deleted: true$/,
+  "sends a deletion's event with status FAILED instead of the generation's own": /^the deletion of gen_\w+ came on the stream as FAILED deleted=true; one event with status DONE and deleted: true$/,
+  "still reads a cancelled generation by its id": /^gone after its cancellation: readGeneration \(GET \/v1\/generations\/\{id\}\) \(link ReadFirstListed\) after its cancellation answered 200: the gone object gen_\w+ was acted on; it answers 404 not_found$/,
+  "caches key checks: a key once accepted keeps working after it is revoked": /^a key revoked while in use: listGenerations \(GET \/v1\/generations\) with a key revoked during the run answered 200: served; expected 401 api_key_revoked$/,
+};
+
+describe("properties across calls: with control of the server", () => {
+  failsEach(SEQUENCE_DOUBLES.filter((d) => CONTROL_RULES.includes(d.rule)), SAYS, CONTROL_RULES);
+});
