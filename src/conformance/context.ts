@@ -8,6 +8,7 @@ import type { KeyRole, Resolved } from "./options.ts";
 import type { Cited, Results } from "./results.ts";
 import type { EventStream } from "./sse.ts";
 import type { GeneratedReport } from "./generate/report.ts";
+import type { AnswersSeen } from "./answer-checks/index.ts";
 
 export interface Shared {
   whoami?: Record<string, any>;
@@ -72,6 +73,8 @@ export class Ctx {
     readonly r: Resolved,
     readonly t: Target,
     readonly results: Results,
+    /** What the answers of the run showed so far (windows, Russian wording, statuses). */
+    readonly seen: AnswersSeen,
   ) {}
 
   get apiKey(): string {

@@ -1,16 +1,14 @@
-// The suite's only way to the server. Every answer goes through `checkAnswer` (each
-// departure is charged to the seed rule its contract location encodes) and through the
-// observations that hold for every answer (request id echo, envelope, snake_case,
-// centi-credits, RateLimit form). Requests are sequential; before each one the
-// RateLimit pair of the previous answer is read and the suite waits for the window to
-// reset rather than spend the caller's last requests.
+// The suite's only way to the server. Every answer is handed to the judge the runner gives
+// (the answer checks of answer-checks/: the contract, the envelope, the request id, the
+// RateLimit pair, ...). Requests are sequential; before each one the RateLimit pair of
+// the credential's last answer is read and the suite waits for the window to reset rather
+// than spend the caller's last requests.
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { parseList, Token, type Item } from "structured-headers";
-import { checkAnswer, errorCodes, matchOperation, responseFor, schemaValidator, statusOf, type JsonObject, type Operation } from "../contract/index.ts";
-import { bodyRuleOf, classify, envelopeRule, errorCodeOf, isCollection, isUnrouted, notRouted, operationLabel, PAGED_OPS, RECORD_OPS } from "./classify.ts";
+import { matchOperation, type Operation } from "../contract/index.ts";
+import { errorCodeOf, operationLabel } from "./classify.ts";
 import type { ExchangeRecord, SentRequest } from "./exchange-record.ts";
-import type { Cited, Results } from "./results.ts";
+import type { Cited } from "./results.ts";
 import { EventStream, type Frame, type StreamHooks } from "./sse.ts";
 
 export interface Exchange {
@@ -89,13 +87,21 @@ export interface PrismFinding {
   deliberate: boolean;
 }
 
+/** What the suite does with every answer and frame (answer-checks/), and the windows it remembers. */
+export interface Judge {
+  answer(ex: Exchange, how: { rule: string; acceptLanguage?: string; elapsedSeconds: number }): void;
+  frame(frame: Frame, opened: Exchange): void;
+  /** The RateLimit window each credential's last answer described (answer-checks/rate-limit.ts keeps it). */
+  readonly seen: { readonly windows: Map<string, { policy: string; remaining: number; reset: number; at: number; elapsed: number }> };
+}
+
 export interface TargetOptions {
   baseUrl: string;
   /** Requests (not streams) go here instead (a `prism proxy` in front of the server). */
   viaUrl?: string;
   apiKey: string;
   labels: Map<string, string>;
-  results: Results;
+  judge: Judge;
   /** The target is a static mock: skip observations that need state (echo, counters). */
   staticMock: boolean;
   /** Requests to keep in every window (wait for the reset below this). */
@@ -122,59 +128,19 @@ export class NoAnswer extends Error {
   }
 }
 
-interface WindowSeen {
-  policy: string;
-  remaining: number;
-  reset: number;
-  quota?: number;
-  window?: number;
-  at: number;
-  /** `elapsedSeconds` when it was seen (time the suite waited or moved the clock). */
-  elapsed: number;
-}
-
-const envelopeValid = schemaValidator("ErrorEnvelope");
-const frameValid = schemaValidator("EventFrame");
-const CYRILLIC = /[\u0400-\u04FF]/;
-const STACK = [
-  /\n\s+at [^\n]+:\d+:\d+/,
-  /\bat [\w$.<>]+ \([^)]*:\d+:\d+\)/,
-  /node_modules\//,
-  /Traceback \(most recent call last\)/,
-  /\b(?:SyntaxError|TypeError|ReferenceError|RangeError):/,
-  /\bFST_[A-Z_]+\b/,
-  // V8's JSON.parse messages (Node 20: "... in JSON at position 5"; Node 22+: `"x" is not valid JSON`).
-  /in JSON at position \d+|Unexpected end of JSON input|Unexpected token\b|"[^"]*" is not valid JSON|Expected property name or/,
-  /\bException in thread\b|\bjava\.lang\./,
-];
-const SNAKE = /^[a-z0-9]+(?:_[a-z0-9]+)*$/;
-/** Maps whose keys are not field names (HTTP header names of an upload ticket). */
-const MAP_FIELDS = new Set(["headers"]);
-
 let runSeq = 0;
 
 export class Target {
   readonly counts = new Map<string, number>();
   readonly prism: PrismFinding[] = [];
-  readonly policiesSeen = new Set<string>();
-  readonly windowsSeen = new Map<string, number>();
   waitedSeconds = 0;
   /** Seconds the suite waited or moved the target's clock, for any reason. */
   elapsedSeconds = 0;
   openStreams = new Set<EventStream>();
-  /** Answers seen per operation and status (the coverage table). */
-  readonly statusesSeen = new Map<string, Map<number, number>>();
-  /** Refusals asked for in Russian (`Accept-Language: ru`): their code and whether `user_message` was Russian. */
-  readonly localisation: { code: string; russian: boolean }[] = [];
   #seq = 0;
   #run = `${Date.now().toString(36)}${(runSeq++).toString(36)}`;
-  #windows = new Map<string, WindowSeen>();
 
   constructor(readonly o: TargetOptions) {}
-
-  get results(): Results {
-    return this.o.results;
-  }
 
   get requestCount(): number {
     let n = 0;
@@ -206,14 +172,14 @@ export class Target {
   }
 
   async #throttle(label: string): Promise<void> {
-    const w = this.#windows.get(label);
+    const w = this.o.judge.seen.windows.get(label);
     // A static mock's RateLimit headers are examples, not a window.
     if (!w || this.o.staticMock) return;
     const elapsed = (Date.now() - w.at) / 1000 + (this.elapsedSeconds - w.elapsed);
     if (w.remaining > this.o.reserve || elapsed >= w.reset) return;
     const seconds = Math.max(1, Math.ceil(w.reset - elapsed));
     await this.#spendWait(seconds, `the ${w.policy} window has ${w.remaining} requests left`);
-    this.#windows.delete(label);
+    this.o.judge.seen.windows.delete(label);
   }
 
   async #spendWait(seconds: number, why: string): Promise<void> {
@@ -287,7 +253,7 @@ export class Target {
       }
       const ex = this.#exchange(method, spec.path, answer.status, answer.headers, answer.text, label, sent, request, started);
       this.o.log?.(`  ${described} (${spec.lines.length} repeated header lines) -> ${answer.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
-      if (!spec.bare) this.observe(ex, spec.rule, { acceptLanguage: headers["accept-language"], deliberate: false });
+      if (!spec.bare) this.#judge(ex, spec.rule, headers["accept-language"]);
       return ex;
     }
     let res: Response | undefined;
@@ -317,7 +283,7 @@ export class Target {
     const ex = this.#exchange(method, spec.path, res.status, res.headers, text, label, sent, request, started);
     if (bytes) ex.bytes = bytes;
     this.o.log?.(`  ${described} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
-    if (!spec.bare) this.observe(ex, spec.rule, { acceptLanguage: headers["accept-language"], deliberate: false });
+    if (!spec.bare) this.#judge(ex, spec.rule, headers["accept-language"]);
     return ex;
   }
 
@@ -355,201 +321,10 @@ export class Target {
     for (const f of this.prism) if (f.requestId === ex.cite.requestId && f.location[0] === "request") f.deliberate = true;
   }
 
-  /** Every observation that holds for any answer; departures fail their rule. */
-  observe(ex: Exchange, context: string, how: { acceptLanguage?: string; deliberate: boolean }): void {
-    const r = this.results;
-    const isV1 = ex.path === "/v1" || ex.path.startsWith("/v1/") || ex.path.startsWith("/v1?");
-    const failedHere = new Set<string>();
-    const touched = new Set<string>();
-    const fail = (rule: string, message: string) => {
-      failedHere.add(rule);
-      r.fail(rule, message, ex.cite);
-      // Two rules of the seed say that every failure answers the envelope.
-      if (rule === "W-5") {
-        failedHere.add("EP-1");
-        r.fail("EP-1", message, ex.cite);
-      }
-    };
-
+  /** Hands an answer to the judge (and notes what a `prism proxy` in front said of it). */
+  #judge(ex: Exchange, rule: string, acceptLanguage?: string): void {
     this.#prismFindings(ex);
-
-    if (ex.operation) {
-      const seen = this.statusesSeen.get(ex.operation.operationId) ?? new Map<number, number>();
-      seen.set(ex.status, (seen.get(ex.status) ?? 0) + 1);
-      this.statusesSeen.set(ex.operation.operationId, seen);
-      const violations = checkAnswer(ex.operation, { status: ex.status, headers: ex.headers, body: ex.text });
-      const unrouted = isUnrouted(ex.operation, ex.status);
-      for (const v of violations) {
-        // A route the server lacks is reported once, as such (EP-4), not as an undeclared
-        // status of whichever rule's request met it.
-        if (unrouted && /^status \d+ is not declared/.test(v.message)) continue;
-        fail(classify(ex.operation, ex.status, v, ex.json, context), v.message);
-      }
-      if (unrouted) fail("EP-4", notRouted(ex.operation, ex));
-      const op = ex.operation.operationId;
-      if (ex.status < 300 && ex.json !== undefined) {
-        const rule = bodyRuleOf(op);
-        if (rule) touched.add(rule);
-        if (isCollection(op)) touched.add("W-4");
-        if (RECORD_OPS.has(op)) {
-          touched.add("GEN-3");
-          touched.add("GEN-4");
-        }
-      }
-      if (PAGED_OPS.has(op)) touched.add("PAGE-5");
-    }
-
-    if (isV1) {
-      touched.add("EP-2");
-      const echoed = ex.headers.get("x-request-id");
-      // A status the contract does not declare for the route (or a route it does not have)
-      // was checked against no response: its headers are held to those every /v1 answer carries.
-      if (!ex.operation || !responseFor(ex.operation, ex.status)) {
-        const general = generalAnswerOf(ex);
-        for (const v of checkAnswer(general, { status: ex.status, headers: ex.headers, body: "" })) {
-          if (v.message.startsWith("header ")) fail(classify(general, ex.status, v, ex.json, context), v.message);
-        }
-      }
-      if (!this.o.staticMock && ex.sentRequestId && echoed && echoed !== ex.sentRequestId) {
-        fail("EP-2", `X-Request-Id ${JSON.stringify(echoed)} does not repeat the one sent (${JSON.stringify(ex.sentRequestId)})`);
-      }
-      const listModels = ex.operation?.operationId === "listModels" && (ex.status === 200 || ex.status === 304);
-      if (!listModels) touched.add("W-13");
-      if (ex.status === 401) touched.add("AUTH-8");
-    }
-
-    // Every failure is the envelope, except the OAuth protocol routes (RFC 6749 errors).
-    if (ex.status >= 400 && !ex.path.startsWith("/oauth/")) this.#envelope(ex, fail, touched, how.acceptLanguage);
-
-    if (ex.json !== undefined) {
-      touched.add("W-3");
-      const keys: string[] = [];
-      const ccs: string[] = [];
-      walk(ex.json, "", keys, ccs);
-      if (keys.length > 0) fail("W-2", `field names not in snake_case: ${keys.slice(0, 5).join(", ")}`);
-      else touched.add("W-2");
-      if (ccs.length > 0) fail("W-6", `centi-credit fields that are not integers: ${ccs.slice(0, 5).join(", ")}`);
-      else if (/_cc"\s*:/.test(ex.text)) touched.add("W-6");
-    }
-
-    if (isV1) this.#rateLimit(ex, fail, touched);
-
-    for (const rule of touched) if (!failedHere.has(rule)) r.pass(rule);
-  }
-
-  #envelope(ex: Exchange, fail: (rule: string, m: string) => void, touched: Set<string>, acceptLanguage: string | undefined): void {
-    const body = ex.json;
-    touched.add("W-5");
-    touched.add("EP-1");
-    // checkAnswer validated the body when the status is declared; otherwise (an unknown
-    // route, an undeclared status) the envelope is checked here.
-    const declared = ex.operation !== undefined && responseFor(ex.operation, ex.status) !== undefined;
-    if (body === undefined) {
-      fail("W-5", `a failure whose body is not JSON: ${JSON.stringify(ex.text.slice(0, 100))}`);
-      const leak = STACK.find((p) => p.test(ex.text));
-      if (leak) fail("ENV-6", `a stack trace or framework message in the body: ${JSON.stringify(ex.text.slice(0, 120))}`);
-      return;
-    }
-    if (!declared) {
-      if (!envelopeValid(body)) {
-        for (const e of envelopeValid.errors ?? []) {
-          const message = `body${e.instancePath} ${e.message ?? "is not valid"}${e.keyword === "required" ? ` '${String((e.params as { missingProperty?: string }).missingProperty)}'` : ""}`;
-          const missing = (e.params as { missingProperty?: string }).missingProperty;
-          fail(envelopeRule([...e.instancePath.split("/").filter(Boolean), ...(missing ? [missing] : [])]), message);
-        }
-      }
-    }
-    const error = body?.error;
-    if (!error || typeof error !== "object") return;
-    const code = typeof error.code === "string" ? error.code : undefined;
-    if (code && errorCodes.has(code)) {
-      touched.add("ERR-2");
-      touched.add("ENV-1");
-      if (statusOf(code) !== ex.status) fail("ERR-2", `${code} answered with ${ex.status}; the error-code table says ${statusOf(code)}`);
-    }
-    if (Array.isArray(error.details) && error.details.length > 0) {
-      touched.add("ENV-5");
-      touched.add("ERR-4");
-    }
-    // Every text of the body, not only the envelope's own fields: a trace is often a field
-    // of its own (`error.stack`, `error.trace` as a list of frames).
-    touched.add("ENV-6");
-    const leak = textsOf(body, "").find(([, t]) => STACK.some((p) => p.test(t)));
-    if (leak) fail("ENV-6", `a stack trace or framework message in the body at ${leak[0]}: ${JSON.stringify(leak[1].slice(0, 120))}`);
-    if (typeof error.message === "string") {
-      touched.add("ENV-2");
-      if (CYRILLIC.test(error.message)) fail("ENV-2", `error.message is not English: ${JSON.stringify(error.message.slice(0, 80))}`);
-    }
-    const russian = /^\s*ru\b/i.test(acceptLanguage ?? "");
-    if (typeof error.user_message === "string" && !russian) {
-      touched.add("ENV-3");
-      if (CYRILLIC.test(error.user_message)) fail("ENV-3", "error.user_message is Russian although the request did not ask for Russian");
-    }
-    if (typeof error.user_message === "string" && russian) {
-      // Russian, or the English message where no translation exists; whether the server
-      // translates at all is judged over the run (see `localisation`).
-      const inRussian = CYRILLIC.test(error.user_message);
-      this.localisation.push({ code: code ?? String(error.code), russian: inRussian });
-      if (!inRussian && error.user_message !== error.message) fail("ENV-3", "with Accept-Language: ru, user_message is neither Russian nor equal to message");
-    }
-    if (!this.o.staticMock && typeof error.request_id === "string" && ex.sentRequestId) {
-      touched.add("ENV-4");
-      if (error.request_id !== ex.sentRequestId) fail("ENV-4", `error.request_id ${JSON.stringify(error.request_id)} does not repeat the X-Request-Id sent (${JSON.stringify(ex.sentRequestId)})`);
-    }
-    if (ex.status === 429) touched.add("ERR-3");
-  }
-
-  #rateLimit(ex: Exchange, fail: (rule: string, m: string) => void, touched: Set<string>): void {
-    const legacy = [...ex.headers.keys()].filter((h) => /^x-ratelimit-/i.test(h));
-    const limit = ex.headers.get("ratelimit");
-    const policy = ex.headers.get("ratelimit-policy");
-    if (legacy.length > 0) fail("LIM-2", `legacy headers sent: ${legacy.join(", ")}`);
-    if (limit === null && policy === null) return;
-    touched.add("EP-3");
-    touched.add("LIM-2");
-    touched.add("LIM-3");
-    if (limit === null || policy === null) {
-      fail("EP-3", `only one of RateLimit and RateLimit-Policy was sent`);
-      return;
-    }
-    const l = structured(limit);
-    const p = structured(policy);
-    if (!l || !p) {
-      fail("LIM-2", `RateLimit ${JSON.stringify(limit)} / RateLimit-Policy ${JSON.stringify(policy)} are not structured fields`);
-      return;
-    }
-    if (l.some((i) => i[1].has("pk")) || p.some((i) => i[1].has("pk"))) fail("LIM-2", "the `pk` parameter is sent");
-    if (l.length !== 1 || p.length !== 1) {
-      fail("LIM-3", `the pair describes ${l.length} and ${p.length} windows; exactly one (the binding one) is expected`);
-      return;
-    }
-    const name = itemName(l[0]!);
-    const pname = itemName(p[0]!);
-    if (name === undefined || pname === undefined) return;
-    if (name !== pname) fail("LIM-3", `RateLimit names ${JSON.stringify(name)} but RateLimit-Policy names ${JSON.stringify(pname)}`);
-    const remaining = param(l[0]!, "r");
-    const reset = param(l[0]!, "t");
-    const quota = param(p[0]!, "q");
-    const window = param(p[0]!, "w");
-    this.policiesSeen.add(name);
-    if (window !== undefined) this.windowsSeen.set(name, window);
-    if (remaining !== undefined && quota !== undefined && remaining > quota) fail("LIM-3", `r=${remaining} is above the quota q=${quota}`);
-    if (reset !== undefined && window !== undefined && reset > window) fail("LIM-3", `t=${reset} is beyond the window w=${window}`);
-    if (ex.status === 429 && errorCodeOf(ex.json) === "rate_limited" && remaining !== undefined && remaining !== 0) {
-      fail("LIM-3", `a refusing window must describe itself: r=${remaining} on a 429`);
-    }
-    if (remaining === undefined || reset === undefined) return;
-    const prev = this.#windows.get(ex.label);
-    const now = Date.now();
-    if (!this.o.staticMock && prev && prev.policy === name && ex.status !== 429) {
-      // Within one window (the reset did not move further away), each request spends one.
-      const passed = (now - prev.at) / 1000 + (this.elapsedSeconds - prev.elapsed);
-      const sameWindow = reset <= prev.reset && passed < prev.reset;
-      if (sameWindow && remaining >= prev.remaining) {
-        fail("LIM-3", `remaining did not go down within the ${name} window (r=${prev.remaining} then r=${remaining})`);
-      }
-    }
-    this.#windows.set(ex.label, { policy: name, remaining, reset, quota, window, at: now, elapsed: this.elapsedSeconds });
+    this.o.judge.answer(ex, { rule, acceptLanguage, elapsedSeconds: this.elapsedSeconds });
   }
 
   #prismFindings(ex: Exchange): void {
@@ -602,38 +377,17 @@ export class Target {
     }
     const ex = this.#exchange("GET", path, res.status, res.headers, text, label, sent, { method: "GET", url: this.o.baseUrl + path, headers }, started);
     this.o.log?.(`  GET ${path} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}${isStream ? " (stream)" : ""}`);
-    this.observe(ex, spec.rule, { deliberate: false });
+    this.#judge(ex, spec.rule);
     if (!isStream) return { exchange: ex };
     const checking: StreamHooks = {
       onFrame: (frame, s) => {
-        this.#checkFrame(frame, ex);
+        this.o.judge.frame(frame, ex);
         hooks.onFrame?.(frame, s);
       },
     };
     const stream = new EventStream(res, controller, ex, checking, () => this.openStreams.delete(stream));
     this.openStreams.add(stream);
     return { stream, exchange: ex };
-  }
-
-  /** Every frame against the contract's EventFrame, charged to the rule of its event. */
-  #checkFrame(frame: Frame, opened: Exchange): void {
-    const rule = frame.event === "generation.status_changed" ? "EVT-1" : frame.event === "reset" ? "EVT-2" : frame.event === "terminated" ? "EVT-7" : "EVT-5";
-    const cite = { ...opened.cite, request: `frame ${frame.event} of ${opened.cite.request}` };
-    if (frame.data === undefined) {
-      this.results.fail("EVT-5", `the data of a ${frame.event} frame is not JSON: ${JSON.stringify(frame.raw.slice(0, 80))}`, cite);
-      return;
-    }
-    if (frame.id === undefined || frame.id === "") {
-      this.results.fail(frame.event === "reset" ? "EVT-6" : "EVT-5", `a ${frame.event} frame without an id`, cite);
-      return;
-    }
-    if (frameValid({ event: frame.event, id: frame.id, data: frame.data })) {
-      this.results.pass(rule);
-      return;
-    }
-    const errors = (frameValid.errors ?? []).filter((e) => e.instancePath.startsWith("/data")).slice(0, 3);
-    const what = errors.length ? errors.map((e) => `data${e.instancePath.slice(5)} ${e.message}`).join("; ") : `event ${JSON.stringify(frame.event)} is not a frame of the contract`;
-    this.results.fail(rule, `${frame.event} frame: ${what}`, cite);
   }
 
   closeAll(): void {
@@ -669,63 +423,6 @@ function sendLines(sent: SentRequest, timeoutMs: number): Promise<{ status: numb
   });
 }
 
-/**
- * The route of an answer whose status (or route) the contract does not declare, with the
- * one response every `/v1` answer's headers can be held to: the contract's `NotFound`
- * (X-Request-Id, Cache-Control, Vary, as on every error of `/v1`).
- */
-function generalAnswerOf(ex: Exchange): Operation {
-  const responses: JsonObject = { [String(ex.status)]: { $ref: "#/components/responses/NotFound" } };
-  const base = ex.operation ?? { method: ex.method.toLowerCase() as Operation["method"], path: ex.path.split("?")[0]!, operationId: "", parameters: [], scope: null, schemes: [], op: {} };
-  return { ...base, op: { ...base.op, responses } };
-}
-
 function isLoopback(host: string): boolean {
   return host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host === "::1";
-}
-
-function structured(value: string): Item[] | undefined {
-  try {
-    const list = parseList(value);
-    if (list.some((m) => Array.isArray(m[0]))) return undefined;
-    return list as Item[];
-  } catch {
-    return undefined;
-  }
-}
-
-function itemName(item: Item): string | undefined {
-  const v = item[0];
-  if (typeof v === "string") return v;
-  if (v instanceof Token) return v.toString();
-  return undefined;
-}
-
-function param(item: Item, key: string): number | undefined {
-  const v = item[1].get(key);
-  return typeof v === "number" ? v : undefined;
-}
-
-/** Every string in a JSON value with its dotted path (`error.trace.0`). */
-function textsOf(value: unknown, path: string): [string, string][] {
-  if (typeof value === "string") return [[path || "body", value]];
-  if (!value || typeof value !== "object") return [];
-  return Object.entries(value).flatMap(([k, v]) => textsOf(v, path ? `${path}.${k}` : k));
-}
-
-/** Collects field names that are not snake_case and `_cc` fields that are not integers. */
-function walk(value: unknown, path: string, keys: string[], ccs: string[]): void {
-  if (Array.isArray(value)) {
-    value.forEach((v, i) => walk(v, `${path}[${i}]`, keys, ccs));
-    return;
-  }
-  if (!value || typeof value !== "object") return;
-  for (const [k, v] of Object.entries(value)) {
-    const at = path ? `${path}.${k}` : k;
-    // The seed's neutral vendor placeholders (`vendorA_model`) stand in for part of a name.
-    if (!SNAKE.test(k.replace(/vendor[AB]/g, "vendor"))) keys.push(at);
-    if (k.endsWith("_cc") && v !== null && !Number.isInteger(v)) ccs.push(at);
-    if (MAP_FIELDS.has(k)) continue;
-    walk(v, at, keys, ccs);
-  }
 }

@@ -24,6 +24,7 @@ import type { GeneratedReport } from "./generate/report.ts";
 import type { PrismFinding } from "./http.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
 import { Masker, type MaskedExchange } from "./exchange-record.ts";
+import { AnswerJudge } from "./answer-checks/index.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
 export const CHECKS: readonly Check[] = [
@@ -119,12 +120,13 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
   if (options.otherApiKey) labels.set(options.otherApiKey, "other");
   for (const [role, key] of Object.entries(options.keys ?? {})) if (key) labels.set(key, role);
   (options.scopedKeys ?? []).forEach((key, i) => labels.set(key, `scoped-${i + 1}`));
+  const judge = new AnswerJudge(results, r.staticMock);
   const target = new Target({
     baseUrl: r.baseUrl,
     viaUrl: options.viaUrl,
     apiKey: options.apiKey,
     labels,
-    results,
+    judge,
     staticMock: r.staticMock,
     reserve: r.reserve,
     maxWaitSeconds: r.maxWaitSeconds,
@@ -132,7 +134,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
     wait: (s) => (options.advance ? options.advance(s) : new Promise((res) => setTimeout(res, s * 1000))),
     log: options.log,
   });
-  const ctx = new Ctx(r, target, results);
+  const ctx = new Ctx(r, target, results, judge.seen);
   const started = Date.now();
   const errors: Report["errors"] = [];
   let stopped: string | undefined;
@@ -221,7 +223,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
     ...(stopped ? { stopped } : {}),
     ...(extras.prism ? { prism: { findings, responseViolations: findings.filter((f) => f.location[0] === "response").length } } : {}),
     errors,
-    coverage: { rules: ruleCoverage(rows, options.minCoverage), statuses: statusCoverage(target.statusesSeen) },
+    coverage: { rules: ruleCoverage(rows, options.minCoverage), statuses: statusCoverage(judge.seen.statuses) },
     exchanges: results.exchanges,
     ...(ctx.shared.generated ? { generated: ctx.shared.generated } : {}),
   };

@@ -72,7 +72,7 @@ export const localisation: Check = {
   name: "Russian wording over the run",
   rules: ["ENV-3"],
   async run(c) {
-    const asked = c.t.localisation;
+    const asked = c.seen.localisation;
     if (asked.length === 0) {
       c.skip(["ENV-3"], "no refusal was asked for in Russian");
       return;
