@@ -10,6 +10,7 @@ import { errorCodeOf, operationLabel } from "./classify.ts";
 import type { ExchangeRecord, SentRequest } from "./exchange-record.ts";
 import type { Cited } from "./results.ts";
 import { EventStream, type Frame, type StreamHooks } from "./sse.ts";
+import { NoAnswer, QuotaStop } from "./stops.ts";
 
 export interface Exchange {
   method: string;
@@ -111,21 +112,6 @@ export interface TargetOptions {
   requestTimeoutMs: number;
   wait: (seconds: number) => Promise<void>;
   log?: (line: string) => void;
-}
-
-/** Thrown when continuing would exhaust the caller's quota beyond the allowed waiting. */
-export class QuotaStop extends Error {}
-
-/** A network failure or timeout: the server did not answer. */
-export class NoAnswer extends Error {
-  constructor(
-    readonly request: string,
-    cause: unknown,
-    /** What was sent, for a reproduction. */
-    readonly sent?: SentRequest,
-  ) {
-    super(`${request}: no answer (${cause instanceof Error ? cause.message : String(cause)})`);
-  }
 }
 
 let runSeq = 0;

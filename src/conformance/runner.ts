@@ -1,10 +1,11 @@
 // Runs the checks in order against one server and gathers the report.
 import { seedRules } from "../contract/index.ts";
 import { Ctx, type Check } from "./context.ts";
-import { Target, NoAnswer, QuotaStop } from "./http.ts";
+import { Target } from "./http.ts";
+import { KeyRefused, NoAnswer, RunStop } from "./stops.ts";
 import { onlyMatches, resolve, secretsOf, type ConformanceOptions } from "./options.ts";
 import { Results, type RuleRow } from "./results.ts";
-import { discovery, envelope, Fatal, keyPlacement, ladder, localisation, routes } from "./checks/basics.ts";
+import { discovery, envelope, keyPlacement, ladder, localisation, routes } from "./checks/basics.ts";
 import { paging } from "./checks/paging.ts";
 import { batch, readGenerations } from "./checks/generations.ts";
 import { knowledge, models, pricing } from "./checks/catalog.ts";
@@ -166,11 +167,10 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
       try {
         await check.run(ctx);
       } catch (error) {
-        if (error instanceof QuotaStop) {
+        if (error instanceof RunStop) {
           stopped = error.message;
-          ctx.skip(check.rules, stopped);
-        } else if (error instanceof Fatal) {
-          stopped = error.message;
+          // What the check had left to judge is n/a for the same reason (a refused key was judged already).
+          if (!(error instanceof KeyRefused)) ctx.skip(check.rules, stopped);
         } else if (error instanceof NoAnswer) {
           ctx.fail(check.rules[0]!, error.message);
           errors.push({ check: check.name, message: error.message });

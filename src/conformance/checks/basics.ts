@@ -4,6 +4,7 @@ import { operations, scopes } from "../../contract/index.ts";
 import { errorCodeOf, notRouted } from "../classify.ts";
 import { randomToken, unknownKeyLike, type Check, type Ctx } from "../context.ts";
 import { KEY_ROLES, type KeyRole } from "../options.ts";
+import { KeyRefused } from "../stops.ts";
 
 
 /** A concrete path for a template: placeholders the server cannot know. */
@@ -20,7 +21,7 @@ export const discovery: Check = {
     const code = errorCodeOf(who.json);
     if ((who.status === 401 || who.status === 403) && code !== undefined) {
       c.fail("AUTH-1", `the API key was refused: ${who.status} ${code}`, who);
-      throw new Fatal(`GET /v1/whoami answered ${who.status} ${code}: the API key is not usable, nothing else can be checked`);
+      throw new KeyRefused(`GET /v1/whoami answered ${who.status} ${code}: the API key is not usable, nothing else can be checked`);
     }
     // Anything else (a route the server does not have, a crash) says nothing about the
     // key: the answer's own faults are charged where it was observed, and the run goes on.
@@ -88,9 +89,6 @@ export const localisation: Check = {
     if (plain.length > 0) c.note("ENV-3", `no Russian wording for ${plain.join(", ")}: user_message equals message`);
   },
 };
-
-/** Thrown by a check when nothing else can run (the main key is refused). */
-export class Fatal extends Error {}
 
 export const routes: Check = {
   name: "every route of the summary table",
