@@ -1,5 +1,4 @@
 // What a run is given: the server, its keys, and what it may do there.
-import type { Secret } from "./exchange-record.ts";
 
 /**
  * Extra keys, each reaching one rung of the refusal ladder or one refusal of a submit.
@@ -97,20 +96,6 @@ export interface ConformanceOptions {
   advance?: (seconds: number) => Promise<void>;
   /** Progress lines (verbose output). */
   log?: (line: string) => void;
-}
-
-/**
- * The secrets a run was given, each with the environment variable the CLI reads it from:
- * a reproduction names the variable instead of the secret.
- */
-export function secretsOf(o: ConformanceOptions): Secret[] {
-  const list: Secret[] = [{ value: o.apiKey, variable: "HUB_API_KEY" }];
-  if (o.otherApiKey) list.push({ value: o.otherApiKey, variable: "HUB_OTHER_API_KEY" });
-  for (const [role, key] of Object.entries(o.keys ?? {})) if (key) list.push({ value: key, variable: keyVariable(role) });
-  (o.scopedKeys ?? []).forEach((key, i) => list.push({ value: key, variable: scopedKeyVariable(i) }));
-  if (o.session?.cookie) list.push({ value: o.session.cookie, variable: "HUB_SESSION_COOKIE" });
-  if (o.oauthToken) list.push({ value: o.oauthToken, variable: "HUB_OAUTH_TOKEN" });
-  return list;
 }
 
 /** The environment variable of the `i`-th (0-based) key with fewer scopes: `HUB_SCOPED_KEY_1`, ... */

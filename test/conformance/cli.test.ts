@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { seedRules } from "../../src/contract/index.ts";
-import { coverageFloor, DEFAULT_GENERATED, generateOption, Usage, withGenerateValue } from "../../src/conformance/cli-options.ts";
+import { coverageFloor, DEFAULT_GENERATED, generateOption, OPTIONS, readRequest, secretsOf, usageOf, Usage, withGenerateValue } from "../../src/conformance/cli-options.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
 import { startSim } from "./support/run.ts";
@@ -97,6 +97,44 @@ describe("npm run conformance", () => {
     expect(run.stdout).toMatch(/^Generated inputs \(seed 9, up to 5 per operation; the same seed sends the same requests\): 10 cases \(\d+ valid, \d+ with one fault\) to 2 operations, \d+ requests in all \(shrinking and cleanup included\), 0 finding\(s\)$/m);
     expect(run.stdout).toMatch(/^ {2}listModels +5 cases \(5 valid, 0 invalid\)$/m);
     expect(run.stdout).toMatch(/^ {2}searchKnowledge +5 cases \(3 valid, 2 invalid\)$/m);
+  });
+
+  it("describes each option once: the usage text, the environment, the secrets and the guide's table come from OPTIONS", () => {
+    expect(OPTIONS.length).toBeGreaterThan(30);
+    const usage = usageOf("generation-hub conformance");
+    const guide = readFileSync(join(root, "docs/conformance.md"), "utf8");
+    const table = guide.slice(guide.indexOf("## Options"), guide.indexOf("## Reading the report"));
+    for (const o of OPTIONS) {
+      expect(usage, o.flag).toMatch(new RegExp(`^  --${o.flag}\\b`, "m"));
+      if (o.flag !== "help") expect(table, o.flag).toContain(`\`--${o.flag}`);
+      const variable = /^[A-Z_0-9]+/.exec(o.env ?? "")?.[0];
+      if (variable) expect(usage, o.flag).toContain(o.env);
+      if (variable && !o.env!.includes("<")) expect(guide, o.flag).toContain(variable);
+      // A secret says which variables hold what it gave a run: the masking reads them from here.
+      expect(Boolean(o.secret), o.flag).toBe(o.secrets !== undefined);
+    }
+    for (const [, flag] of table.matchAll(/`--([a-z-]+)/g)) expect(OPTIONS.some((o) => o.flag === flag), `--${flag} in the guide`).toBe(true);
+  });
+
+  it("reads a flag before its variable, adds repeated values to the environment's, and takes the secrets from the options marked secret", () => {
+    const r = readRequest(
+      { "api-key": "flag-key", key: ["free=flag-free"], "scoped-key": ["flag-scoped"], "allow-writes": true, only: "PAGE, EVT-9" },
+      { HUB_API_KEY: "env-key", HUB_OTHER_API_KEY: "env-other", HUB_KEY_READ_ONLY: "env-readonly", HUB_SCOPED_KEY_1: "env-scoped", HUB_ALLOW_SPEND: "1", HUB_SESSION_COOKIE: "sid=env" },
+    );
+    expect(r.options).toMatchObject({ apiKey: "flag-key", otherApiKey: "env-other", keys: { "read-only": "env-readonly", free: "flag-free" }, scopedKeys: ["env-scoped", "flag-scoped"], allowWrites: true, allowSpend: true, only: ["PAGE", "EVT-9"] });
+    expect(r.cookie).toBe("sid=env");
+    const secrets = secretsOf({ baseUrl: "http://h", apiKey: "", ...r.options, session: { cookie: r.cookie! }, oauthToken: "gho_given" });
+    expect(secrets).toEqual([
+      { value: "flag-key", variable: "HUB_API_KEY" },
+      { value: "env-other", variable: "HUB_OTHER_API_KEY" },
+      { value: "env-readonly", variable: "HUB_KEY_READ_ONLY" },
+      { value: "flag-free", variable: "HUB_KEY_FREE" },
+      { value: "env-scoped", variable: "HUB_SCOPED_KEY_1" },
+      { value: "flag-scoped", variable: "HUB_SCOPED_KEY_2" },
+      { value: "sid=env", variable: "HUB_SESSION_COOKIE" },
+      { value: "gho_given", variable: "HUB_OAUTH_TOKEN" },
+    ]);
+    expect(() => readRequest({ key: ["ghk_a_key_given_without_its_role"] }, {})).toThrow(/--key takes ROLE=KEY with ROLE one of .*; got no ROLE=$/);
   });
 
   it("refuses bad generated-input and coverage flags with one clear line", () => {
