@@ -1,7 +1,8 @@
 // `RateLimit` and `RateLimit-Policy` on every `/v1` answer that reaches the limiter: their
 // structured form (no legacy `X-RateLimit-*`, no `pk`), exactly one window named alike in
-// both, its numbers within the policy, a refusing window describing itself, and its
-// remainder counting down within a window. The window each credential last saw is kept
+// both, its numbers within the policy, a refusing request window describing itself (a
+// refusal for busy slots, a full queue or the submit window is not the request windows'),
+// and its remainder counting down within a window. The window each credential last saw is kept
 // for the next answer's countdown and for the suite's own throttling (http.ts).
 import { parseList, Token, type Item } from "structured-headers";
 import { errorCodeOf } from "../classify.ts";
@@ -65,8 +66,12 @@ export const rateLimitWindow: AnswerCheck = {
     if (window !== undefined) seen.windowLengths.set(name, window);
     if (remaining !== undefined && quota !== undefined && remaining > quota) out.push(broke("LIM-3", `r=${remaining} is above the quota q=${quota}`));
     if (reset !== undefined && window !== undefined && reset > window) out.push(broke("LIM-3", `t=${reset} is beyond the window w=${window}`));
-    if (ex.status === 429 && errorCodeOf(ex.json) === "rate_limited" && remaining !== undefined && remaining !== 0) {
-      out.push(broke("LIM-3", `a refusing window must describe itself: r=${remaining} on a 429`));
+    // A refusing window describes itself (r=0). Only a request window's refusal is one:
+    // `rate_limited` also refuses busy slots, a full queue and the submit window (the
+    // reason in `details` says which), and the pair describes the request windows, which
+    // did not refuse then.
+    if (ex.status === 429 && refusedByRequestWindow(ex) && remaining !== undefined && remaining !== 0) {
+      out.push(broke("LIM-3", `a refusing window must describe itself: r=${remaining} on a 429 rate_limited of the request window (details reason request_rate)`));
     }
     if (remaining === undefined || reset === undefined) return out;
     const prev = seen.windows.get(ex.label);
@@ -81,6 +86,12 @@ export const rateLimitWindow: AnswerCheck = {
     return out;
   },
 };
+
+/** A 429 `rate_limited` by a request window: `details[].reason` is `request_rate` (not busy slots, a full queue or the submit window). */
+function refusedByRequestWindow(ex: { json: any }): boolean {
+  const details: unknown = ex.json?.error?.details;
+  return errorCodeOf(ex.json) === "rate_limited" && Array.isArray(details) && details.some((d) => d && typeof d === "object" && (d as { reason?: unknown }).reason === "request_rate");
+}
 
 function structured(value: string): Item[] | undefined {
   try {
