@@ -5,7 +5,7 @@
 // tested in-process. A bad value is a `Usage` error: one clear line and exit status 2.
 import { operations } from "../contract/index.ts";
 import type { Secret } from "./exchange-record.ts";
-import { KEY_ROLES, keyVariable, scopedKeyVariable, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
+import { KEY_ROLES, keyVariable, scopedKeyVariable, SUITE_REDIRECT_URI, unknownNames, unknownRules, type ConformanceOptions, type KeyRole } from "./options.ts";
 
 export class Usage extends Error {}
 
@@ -75,8 +75,9 @@ export function generateOption(count: string | undefined, seed: string | undefin
   const parsedSeed = seed === undefined ? undefined : Number(seed);
   if (parsedSeed !== undefined && !Number.isSafeInteger(parsedSeed)) throw new Usage(`--seed takes an integer, got ${JSON.stringify(seed)}`);
   const operationIds = list?.split(",").map((x) => x.trim()).filter(Boolean);
-  const unknown = operationIds?.filter((id) => !operations().some((o) => o.operationId === id)) ?? [];
-  if (unknown.length > 0) throw new Usage(`--operations names no operation of the contract: ${unknown.join(", ")}`);
+  const ids = operations().map((o) => o.operationId);
+  const unknown = operationIds && unknownNames(operationIds, (id) => ids.includes(id), ids, "--operations names no operation of the contract");
+  if (unknown) throw new Usage(unknown);
   return { perOperation, ...(parsedSeed !== undefined ? { seed: parsedSeed } : {}), ...(operationIds ? { operations: operationIds } : {}) };
 }
 
@@ -134,7 +135,15 @@ export const OPTIONS: readonly CliOption[] = [
   { flag: "generate", arg: "[=N]", help: `also send N generated requests per operation (default ${DEFAULT_GENERATED}): valid inputs at every edge of the contract's schemas and inputs with one fault each, judged by the seed's rules, findings shrunk`, apply: (r, v) => (r.generate = text(v)) },
   { flag: "seed", arg: "INT", help: "the seed of the generated requests (the same seed sends the same requests; default a random one, printed)", apply: (r, v) => (r.seed = text(v)) },
   { flag: "operations", arg: "IDS", help: "generate for these operationIds only (comma-separated)", apply: (r, v) => (r.operations = text(v)) },
-  { flag: "only", arg: "IDS", help: "comma-separated rule ids or prefixes (e.g. PAGE,EVT-9)", apply: (r, v) => (r.options.only = text(v).split(",").map((s) => s.trim()).filter(Boolean)) },
+  {
+    flag: "only", arg: "IDS", help: "comma-separated rule ids or prefixes (e.g. PAGE,EVT-9): only their checks run and only they are reported",
+    apply(r, v) {
+      const only = text(v).split(",").map((s) => s.trim()).filter(Boolean);
+      const unknown = unknownRules(only);
+      if (unknown) throw new Usage(unknown);
+      r.options.only = only;
+    },
+  },
   { flag: "min-coverage", arg: "PERCENT", help: "fail the run when fewer seed rules than that were exercised", apply: (r, v) => (r.options.minCoverage = coverageFloor(text(v))) },
   { flag: "json", help: "print the report as JSON instead of the table", apply: (r, v) => (r.output.json = Boolean(v)) },
   { flag: "junit", arg: "FILE", help: "also write a JUnit XML report", apply: (r, v) => (r.output.junit = text(v)) },

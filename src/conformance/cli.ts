@@ -185,8 +185,10 @@ export async function runConformanceCli(argv: string[], command: ConformanceComm
   try {
     exitAfterOutput(await main(argv, help));
   } catch (error) {
-    if (error instanceof Usage || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       console.error(`conformance: ${(error as Error).message}\n\n${help}`);
+    } else if (error instanceof Usage) {
+      console.error(`conformance: ${error.message}\n(--help lists the options)`);
     } else {
       const verbose = argv.includes("--verbose");
       console.error(`conformance: the run could not complete: ${error instanceof Error ? (verbose ? error.stack : error.message) : String(error)}`);

@@ -1,4 +1,5 @@
 // What a run is given: the server, its keys, and what it may do there.
+import { seedRules } from "../contract/index.ts";
 
 /**
  * Extra keys, each reaching one rung of the refusal ladder or one refusal of a submit.
@@ -108,6 +109,46 @@ export function onlyMatches(id: string, only: readonly string[]): boolean {
   return only.some((o) => id === o || id.startsWith(`${o}-`) || (o.endsWith("-") && id.startsWith(o)));
 }
 
+/**
+ * What is wrong with a selection by name (`--only` rule ids or prefixes, `--operations`
+ * operationIds): the names that select nothing, each with the closest known ones; undefined
+ * when every name selects something. `what` says what the flag names no one of.
+ */
+export function unknownNames(given: readonly string[], selects: (name: string) => boolean, known: readonly string[], what: string): string | undefined {
+  const unknown = given.filter((name) => !selects(name));
+  if (unknown.length === 0) return undefined;
+  const each = unknown.map((name) => {
+    const near = closest(name, known);
+    return `${name} (${near.length > 0 ? `closest: ${near.join(", ")}` : "nothing close"})`;
+  });
+  return `${what}: ${each.join("; ")}`;
+}
+
+/** Unknown `--only` ids or prefixes, said with the closest rule ids and prefixes of the registry. */
+export function unknownRules(only: readonly string[]): string | undefined {
+  const ids = seedRules().map((r) => r.id);
+  const prefixes = [...new Set(ids.map((id) => id.replace(/-[^-]*$/, "")))];
+  return unknownNames(only, (o) => ids.some((id) => onlyMatches(id, [o])), [...prefixes, ...ids], "--only names no rule id or prefix of docs/seed-rules.yaml");
+}
+
+/** The known names nearest to `name` (edit distance, case aside), at most three, none far off. */
+export function closest(name: string, known: readonly string[]): string[] {
+  const scored = known.map((k) => ({ k, d: distance(name.toUpperCase(), k.toUpperCase()) }));
+  const best = Math.min(...scored.map((x) => x.d));
+  if (best > Math.max(2, Math.floor(name.length / 2))) return [];
+  return scored.filter((x) => x.d === best).slice(0, 3).map((x) => x.k);
+}
+
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
 /** `read-only` -> `HUB_KEY_READ_ONLY`. */
 export function keyVariable(role: string): string {
   return `HUB_KEY_${role.toUpperCase().replace(/-/g, "_")}`;
@@ -126,6 +167,8 @@ export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | 
 export function resolve(o: ConformanceOptions): Resolved {
   if (o.generate && !(Number.isInteger(o.generate.perOperation) && o.generate.perOperation > 0)) throw new RangeError(`generate.perOperation is a number of requests per operation, a positive integer; got ${o.generate.perOperation}`);
   if (o.generate?.seed !== undefined && !Number.isSafeInteger(o.generate.seed)) throw new RangeError(`generate.seed is an integer; got ${o.generate.seed}`);
+  const unknown = o.only ? unknownRules(o.only) : undefined;
+  if (unknown) throw new RangeError(unknown);
   if (o.minCoverage !== undefined && !(o.minCoverage >= 0 && o.minCoverage <= 100)) {
     throw new RangeError(`minCoverage is a percentage of the seed rules, 0 to 100; got ${o.minCoverage}`);
   }

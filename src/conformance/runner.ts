@@ -1,5 +1,4 @@
 // Runs the checks in order against one server and gathers the report.
-import { seedRules } from "../contract/index.ts";
 import { Ctx, type Check } from "./context.ts";
 import { Target } from "./http.ts";
 import { KeyRefused, NoAnswer, RunStop } from "./stops.ts";
@@ -88,7 +87,11 @@ export interface Report {
     /** The caller declared that the server consents at once (`--oauth-auto-consent`). */
     oauthAutoConsent: boolean;
   };
+  /** One row per seed rule, in the registry's order (with `only`, the others are n/a, not selected). */
   rows: RuleRow[];
+  /** The rules chosen (`only`: ids or prefixes); without it, all. */
+  only?: string[];
+  /** Verdicts of the rules chosen. */
   summary: { pass: number; fail: number; notApplicable: number };
   requests: { total: number; byCredential: Record<string, number>; waitedSeconds: number };
   /** Set when the run stopped early (quota, a refused key, a server that stopped answering). */
@@ -117,7 +120,7 @@ function selected(check: Check, only: string[] | undefined): boolean {
 
 export async function runConformance(options: ConformanceOptions, extras: RunExtras = {}): Promise<Report> {
   const r = resolve(options);
-  const results = new Results(new Masker(secretsOf(options)));
+  const results = new Results(new Masker(secretsOf(options)), options.only);
   const labels = new Map<string, string>([[options.apiKey, "main"]]);
   if (options.otherApiKey) labels.set(options.otherApiKey, "other");
   for (const [role, key] of Object.entries(options.keys ?? {})) if (key) labels.set(key, role);
@@ -191,12 +194,8 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
   if (r.staticMock) {
     for (const rule of ["EP-2", "ENV-4", "LIM-3"]) results.skip(rule, "echo and countdown are not checked against a static mock");
   }
-  if (options.only?.length) {
-    for (const rule of seedRules()) {
-      if (!onlyMatches(rule.id, options.only)) results.skip(rule.id, "not selected (--only)");
-    }
-  }
   const rows = results.rows();
+  const judged = rows.filter((row) => results.selected(row.id));
   const findings = target.prism;
   return {
     target: r.baseUrl,
@@ -215,10 +214,11 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
       oauthAutoConsent: Boolean(options.oauth?.autoConsent),
     },
     rows,
+    ...(options.only?.length ? { only: options.only } : {}),
     summary: {
-      pass: rows.filter((x) => x.verdict === "pass").length,
-      fail: rows.filter((x) => x.verdict === "fail").length,
-      notApplicable: rows.filter((x) => x.verdict === "n/a").length,
+      pass: judged.filter((x) => x.verdict === "pass").length,
+      fail: judged.filter((x) => x.verdict === "fail").length,
+      notApplicable: judged.filter((x) => x.verdict === "n/a").length,
     },
     requests: { total: target.requestCount, byCredential: Object.fromEntries(target.counts), waitedSeconds: target.waitedSeconds },
     ...(stopped ? { stopped } : {}),

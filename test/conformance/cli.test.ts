@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { seedRules } from "../../src/contract/index.ts";
+import { runConformance } from "../../src/conformance/index.ts";
 import { coverageFloor, DEFAULT_GENERATED, generateOption, OPTIONS, readRequest, secretsOf, usageOf, Usage, withGenerateValue } from "../../src/conformance/cli-options.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
@@ -39,8 +40,13 @@ describe("npm run conformance", () => {
     expect(report.rows.find((r: { id: string }) => r.id === "PAGE-3").verdict).toBe("pass");
     expect(report.rows.find((r: { id: string }) => r.id === "SUB-1").reason).toMatch(/not selected/);
     expect(report.mode).toMatchObject({ writes: true, spend: true, session: "given", oauthAutoConsent: true, scopedKeys: 2 });
+    // Only the rule chosen is judged and listed (an observation of another rule is not recorded).
+    expect(report.rows.filter((r: { verdict: string }) => r.verdict !== "n/a").map((r: { id: string }) => r.id)).toEqual(["PAGE-3"]);
+    expect(report.summary).toEqual({ pass: 1, fail: 0, notApplicable: 0 });
+    expect(report.only).toEqual(["PAGE-3"]);
     const xml = readFileSync(junit, "utf8");
-    expect(xml.match(/<testcase /g)).toHaveLength(seedRules().length);
+    expect(xml.match(/<testcase /g)).toHaveLength(1);
+    expect(xml).toMatch(/<testcase classname="conformance\.Endpoints" name="PAGE-3: /);
     expect(xml).not.toContain("<failure");
   });
 
@@ -75,6 +81,10 @@ describe("npm run conformance", () => {
       expect(log.entries.some((e: { request: { url: string } }) => e.request.url.endsWith("/v1/generations?limit=101"))).toBe(true);
       expect(readFileSync(har, "utf8")).not.toContain("ghk_demo_full");
       expect(run.stdout).toMatch(/^  FAIL  PAGE-3 /m);
+      // The table lists the rule chosen, and no other.
+      expect([...run.stdout.matchAll(/^ {2}(?:PASS|FAIL|n\/a ) {2}(\S+)/gm)].map((m) => m[1])).toEqual(["PAGE-3"]);
+      expect(run.stdout).not.toMatch(/not selected/);
+      expect(run.stdout).toMatch(/^FAILED: 0 pass, 1 fail, 0 n\/a of 1 seed rule selected \(--only PAGE-3\); /m);
       expect(run.stdout).toMatch(/limit=101 answered 200 .*request id conformance-/);
       expect(run.stdout).toMatch(/^FAILED: /m);
       expect(run.stdout).toMatch(/writes not allowed, spending not allowed, second account not given/);
@@ -88,7 +98,7 @@ describe("npm run conformance", () => {
     const run = await cli(["--only", "PAGE-3", "--quick", "--min-coverage", "90"]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/^Coverage under its floor: coverage [\d.]+% \(\d+ of \d+ rules exercised\) is under --min-coverage 90%$/m);
-    expect(run.stdout).toMatch(/^FAILED: \d+ pass, 0 fail, \d+ n\/a of \d+ seed rules; \d+ of \d+ rules exercised, \d+% \(floor 90%\)/m);
+    expect(run.stdout).toMatch(/^FAILED: 1 pass, 0 fail, 0 n\/a of 1 seed rule selected \(--only PAGE-3\); 1 of \d+ rules exercised, \d+% \(floor 90%\)/m);
   });
 
   it("CAT-4 CAT-5: --generate=N --seed --operations sends generated requests to its own simulator and says what it sent", async () => {
@@ -135,6 +145,17 @@ describe("npm run conformance", () => {
       { value: "gho_given", variable: "HUB_OAUTH_TOKEN" },
     ]);
     expect(() => readRequest({ key: ["ghk_a_key_given_without_its_role"] }, {})).toThrow(/--key takes ROLE=KEY with ROLE one of .*; got no ROLE=$/);
+  });
+
+  it("refuses an --only or --operations name that selects nothing, naming it and the closest known ones, with status 2", async () => {
+    const typo = await cli(["--only", "PAGE-3,NOPE-1,evt-9"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stdout).toBe("");
+    expect(typo.stderr.split("\n")[0]).toBe("conformance: --only names no rule id or prefix of docs/seed-rules.yaml: NOPE-1 (closest: PAGE-1, UPL-1, SUP-1); evt-9 (closest: EVT-9)");
+    expect(() => readRequest({ only: "PAGE,SUB-,EVT-9,OAUTH" }, {})).not.toThrow();
+    expect(() => readRequest({ only: "XYZZY" }, {})).toThrow(/^--only names no rule id or prefix of docs\/seed-rules\.yaml: XYZZY \(nothing close\)$/);
+    expect(() => generateOption("", undefined, "listModel")).toThrow(/^--operations names no operation of the contract: listModel \(closest: listModels\)$/);
+    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", only: ["PAGE-33"] })).rejects.toThrow(/--only names no rule id or prefix of docs\/seed-rules\.yaml: PAGE-33 \(closest: PAGE-3\)/);
   });
 
   it("refuses bad generated-input and coverage flags with one clear line", () => {
