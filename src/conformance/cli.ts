@@ -11,6 +11,7 @@ import { simulatorScopedKeys } from "./simulator-keys.ts";
 import { renderHar } from "./har.ts";
 import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
+import { ServerGone } from "./stops.ts";
 import { generateOption, parseArgsOptions, readRequest, usageOf, Usage, withGenerateValue } from "./cli-options.ts";
 
 /** How the command is started (for the usage text). */
@@ -187,6 +188,8 @@ export async function runConformanceCli(argv: string[], command: ConformanceComm
   } catch (error) {
     if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
       console.error(`conformance: ${(error as Error).message}\n\n${help}`);
+    } else if (error instanceof ServerGone) {
+      console.error(`conformance: ${error.message}`);
     } else if (error instanceof Usage) {
       console.error(`conformance: ${error.message}\n(--help lists the options)`);
     } else {

@@ -10,7 +10,7 @@ import { errorCodeOf, operationLabel } from "./classify.ts";
 import type { ExchangeRecord, SentRequest } from "./exchange-record.ts";
 import type { Cited } from "./results.ts";
 import { EventStream, type Frame, type StreamHooks } from "./sse.ts";
-import { NoAnswer, QuotaStop } from "./stops.ts";
+import { NoAnswer, QuotaStop, ServerSilent, ServerUnreachable, SILENT_LIMIT, unreachableCause } from "./stops.ts";
 
 export interface Exchange {
   method: string;
@@ -123,6 +123,10 @@ export class Target {
   /** Seconds the suite waited or moved the target's clock, for any reason. */
   elapsedSeconds = 0;
   openStreams = new Set<EventStream>();
+  /** Answers received (of any status): none means the server was never reached. */
+  answered = 0;
+  /** Requests in a row that got no answer within the timeout. */
+  #silent = 0;
   #seq = 0;
   #run = `${Date.now().toString(36)}${(runSeq++).toString(36)}`;
 
@@ -235,8 +239,9 @@ export class Target {
       try {
         answer = await sendLines(request, this.o.requestTimeoutMs);
       } catch (error) {
-        throw new NoAnswer(described, error, request);
+        throw this.#unanswered(described, error, request, /timed out after/.test(String((error as Error)?.message)), true);
       }
+      this.#heard();
       const ex = this.#exchange(method, spec.path, answer.status, answer.headers, answer.text, label, sent, request, started);
       this.o.log?.(`  ${described} (${spec.lines.length} repeated header lines) -> ${answer.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
       if (!spec.bare) this.#judge(ex, spec.rule, headers["accept-language"]);
@@ -260,17 +265,39 @@ export class Target {
         } else text = await answer.text();
         res = answer;
       } catch (error) {
-        if (attempt > 0 || controller.signal.aborted) throw new NoAnswer(described, error, request);
+        if (attempt > 0 || controller.signal.aborted || unreachableCause(error)) throw this.#unanswered(described, error, request, controller.signal.aborted, spec.url === undefined);
         this.o.log?.(`  ${described}: connection lost before an answer, sending again`);
       } finally {
         clearTimeout(timer);
       }
     }
+    this.#heard();
     const ex = this.#exchange(method, spec.path, res.status, res.headers, text, label, sent, request, started);
     if (bytes) ex.bytes = bytes;
     this.o.log?.(`  ${described} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
     if (!spec.bare) this.#judge(ex, spec.rule, headers["accept-language"]);
     return ex;
+  }
+
+  /** An answer came: the server is there. */
+  #heard(): void {
+    this.answered++;
+    this.#silent = 0;
+  }
+
+  /**
+   * What a request that got no answer stops: the run, when the server cannot be reached
+   * (`toTarget`: not a storage address an answer gave) or stayed silent `SILENT_LIMIT`
+   * times in a row; else only the check that sent it.
+   */
+  #unanswered(described: string, error: unknown, sent: SentRequest, timedOut: boolean, toTarget: boolean): Error {
+    const origin = new URL(sent.url).origin;
+    const cause = toTarget ? unreachableCause(error) : undefined;
+    if (cause) return new ServerUnreachable(`${origin} cannot be reached: ${cause}`);
+    if (timedOut && ++this.#silent >= SILENT_LIMIT) {
+      return new ServerSilent(`${origin} stopped answering: ${this.#silent} requests in a row got no answer within ${this.o.requestTimeoutMs} ms (--timeout), the last ${described}`);
+    }
+    return new NoAnswer(described, error, sent);
   }
 
   #exchange(method: string, path: string, status: number, headers: Headers, text: string, label: string, sent: string | undefined, request: SentRequest, started: number): Exchange {
@@ -347,15 +374,16 @@ export class Target {
     const started = Date.now();
     this.#count(label);
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`no answer after ${this.o.requestTimeoutMs} ms`)), this.o.requestTimeoutMs);
+    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.o.requestTimeoutMs} ms`)), this.o.requestTimeoutMs);
     let res: Response;
     try {
       res = await fetch(this.o.baseUrl + path, { headers, signal: controller.signal });
     } catch (error) {
       clearTimeout(timer);
-      throw new NoAnswer(`GET ${path}`, error);
+      throw this.#unanswered(`GET ${path}`, error, { method: "GET", url: this.o.baseUrl + path, headers }, controller.signal.aborted, true);
     }
     clearTimeout(timer);
+    this.#heard();
     const isStream = res.status === 200 && (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
     let text = "";
     if (!isStream) {

@@ -1,7 +1,7 @@
 // Runs the checks in order against one server and gathers the report.
 import { Ctx, type Check } from "./context.ts";
 import { Target } from "./http.ts";
-import { KeyRefused, NoAnswer, RunStop } from "./stops.ts";
+import { KeyRefused, NoAnswer, RunStop, ServerGone } from "./stops.ts";
 import { onlyMatches, resolve, type ConformanceOptions } from "./options.ts";
 import { secretsOf } from "./cli-options.ts";
 import { Results, type RuleRow } from "./results.ts";
@@ -171,10 +171,14 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
       try {
         await check.run(ctx);
       } catch (error) {
+        // A server never reached: there is nothing to report, only why (said once).
+        if (error instanceof ServerGone && target.answered === 0) throw error;
         if (error instanceof RunStop) {
           stopped = error.message;
           // What the check had left to judge is n/a for the same reason (a refused key was judged already).
           if (!(error instanceof KeyRefused)) ctx.skip(check.rules, stopped);
+          // A server that went away during the run fails it.
+          if (error instanceof ServerGone) errors.push({ check: check.name, message: error.message });
         } else if (error instanceof NoAnswer) {
           ctx.fail(check.rules[0]!, error.message);
           errors.push({ check: check.name, message: error.message });

@@ -1,10 +1,8 @@
 // `npm run conformance`: out of the box against the simulator, against a server given by
 // address and key, its reports for CI, and its exit status.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { seedRules } from "../../src/contract/index.ts";
 import { runConformance } from "../../src/conformance/index.ts";
@@ -12,21 +10,8 @@ import { coverageFloor, DEFAULT_GENERATED, generateOption, OPTIONS, readRequest,
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
 import { startSim } from "./support/run.ts";
+import { cli, root } from "./support/cli.ts";
 import { simulatorScopedKeys } from "../../src/conformance/simulator-keys.ts";
-
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const tsx = join(root, "node_modules", ".bin", "tsx");
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(tsx, ["src/conformance/main.ts", ...args], { cwd: root, env: { ...process.env, HUB_BASE_URL: "", HUB_API_KEY: "", ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("npm run conformance", () => {
   it("PAGE-3: without arguments starts the simulator, prints JSON and writes JUnit", async () => {

@@ -1,0 +1,91 @@
+// Servers that are hard on a client, for the suite's own tests of how it stops and what it
+// keeps: an address where nothing listens, a server whose certificate nobody signed, one
+// that never answers, and one that sends an answer without end (streamed, never held in
+// memory here).
+import { readFileSync } from "node:fs";
+import { createServer as createHttp, type Server } from "node:http";
+import { createServer as createHttps } from "node:https";
+import { createServer as createTcp } from "node:net";
+
+export interface Listening {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function listen(server: Server, scheme: "http" | "https"): Promise<Listening> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return {
+    url: `${scheme}://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** An address on this machine where nothing listens (a port taken and given back). */
+export async function nothingListens(): Promise<string> {
+  const server = createTcp();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** An https server with a self-signed certificate (support/self-signed.pem) answering 200 `{}`. */
+export function selfSigned(): Promise<Listening> {
+  const pem = readFileSync(new URL("./self-signed.pem", import.meta.url), "utf8");
+  const server = createHttps({ cert: pem, key: pem }, (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end("{}");
+  });
+  return listen(server as unknown as Server, "https");
+}
+
+/** A server that takes every request and never answers it. */
+export function neverAnswers(): Promise<Listening> {
+  return listen(createHttp(() => undefined), "http");
+}
+
+/**
+ * A server that answers `paths` with 200 `application/json` and a body that never ends
+ * (one 64 KiB chunk written again and again while the client reads), and forwards every
+ * other request to `upstream`. Returns how many bytes it sent on the endless answers.
+ */
+export async function endlessAnswer(upstream: string, paths: readonly string[]): Promise<Listening & { sent(): number }> {
+  const chunk = Buffer.alloc(64 * 1024, " ");
+  let sent = 0;
+  const server = createHttp((req, res) => {
+    if (paths.includes((req.url ?? "/").split("?")[0]!)) {
+      res.writeHead(200, { "content-type": "application/json", "x-request-id": String(req.headers["x-request-id"] ?? "") });
+      res.write("[");
+      const more = () => {
+        while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+        if (!res.destroyed) res.once("drain", more);
+      };
+      res.on("close", () => res.removeAllListeners("drain"));
+      more();
+      return;
+    }
+    const target = new URL(req.url ?? "/", upstream);
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k, v]) => typeof v === "string" && !["host", "connection", "content-length"].includes(k))) as Record<string, string>;
+      const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+      const answer = await fetch(target, { method: req.method, headers, body, redirect: "manual" });
+      const bytes = Buffer.from(await answer.arrayBuffer());
+      const out: Record<string, string> = {};
+      answer.headers.forEach((v, k) => {
+        if (!["content-length", "transfer-encoding", "connection", "content-encoding"].includes(k)) out[k] = v;
+      });
+      res.writeHead(answer.status, { ...out, "content-length": bytes.length });
+      res.end(bytes);
+    });
+  });
+  return { ...(await listen(server, "http")), sent: () => sent };
+}
