@@ -5,7 +5,7 @@
 // tested in-process. A bad value is a `Usage` error: one clear line and exit status 2.
 import { operations } from "../contract/index.ts";
 import type { Secret } from "./exchange-record.ts";
-import { KEY_ROLES, keyVariable, scopedKeyVariable, SUITE_REDIRECT_URI, unknownNames, unknownRules, type ConformanceOptions, type KeyRole } from "./options.ts";
+import { DEFAULT_MAX_ANSWER_BYTES, KEY_ROLES, keyVariable, scopedKeyVariable, SUITE_REDIRECT_URI, unknownNames, unknownRules, type ConformanceOptions, type KeyRole } from "./options.ts";
 
 export class Usage extends Error {}
 
@@ -155,6 +155,14 @@ export const OPTIONS: readonly CliOption[] = [
   { flag: "max-wait", arg: "SECONDS", help: "most seconds to wait for rate windows in total (default 120)", apply: (r, v) => (r.options.maxWaitSeconds = num(text(v), "max-wait")) },
   { flag: "settle-seconds", arg: "S", help: "most seconds to wait for a generation to finish (default 300)", apply: (r, v) => (r.options.settleSeconds = num(text(v), "settle-seconds")) },
   { flag: "timeout", arg: "MS", help: "per-request timeout (default 30000)", apply: (r, v) => (r.options.requestTimeoutMs = num(text(v), "timeout")) },
+  {
+    flag: "max-answer-bytes", arg: "BYTES", help: `most bytes of one answer (or of one event-stream frame) read and kept (default ${DEFAULT_MAX_ANSWER_BYTES}, 16 MiB); a larger one fails its rule as "answer too large"`,
+    apply(r, v) {
+      const bytes = num(text(v), "max-answer-bytes");
+      if (!Number.isSafeInteger(bytes) || bytes! <= 0) throw new Usage(`--max-answer-bytes takes a number of bytes (a positive integer), got ${JSON.stringify(text(v))}`);
+      r.options.maxAnswerBytes = bytes;
+    },
+  },
   { flag: "verbose", help: "print every request (on stderr)", apply: (r, v) => (r.output.verbose = Boolean(v)) },
   { flag: "help", help: "this text", apply: (r, v) => (r.help = Boolean(v)) },
 ];

@@ -144,6 +144,7 @@ async function main(argv: string[], help: string): Promise<number> {
         maxWaitSeconds: o.maxWaitSeconds,
         settleSeconds: o.settleSeconds,
         requestTimeoutMs: o.requestTimeoutMs,
+        maxAnswerBytes: o.maxAnswerBytes,
         quick: o.quick,
         only: o.only,
         minCoverage: o.minCoverage,

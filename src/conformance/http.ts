@@ -10,7 +10,7 @@ import { errorCodeOf, operationLabel } from "./classify.ts";
 import type { ExchangeRecord, SentRequest } from "./exchange-record.ts";
 import type { Cited } from "./results.ts";
 import { EventStream, type Frame, type StreamHooks } from "./sse.ts";
-import { NoAnswer, QuotaStop, ServerSilent, ServerUnreachable, SILENT_LIMIT, unreachableCause } from "./stops.ts";
+import { AnswerTooLarge, NoAnswer, QuotaStop, ServerSilent, ServerUnreachable, SILENT_LIMIT, unreachableCause } from "./stops.ts";
 
 export interface Exchange {
   method: string;
@@ -92,6 +92,8 @@ export interface PrismFinding {
 export interface Judge {
   answer(ex: Exchange, how: { rule: string; acceptLanguage?: string; elapsedSeconds: number }): void;
   frame(frame: Frame, opened: Exchange): void;
+  /** A stream that `opened` opened sent a frame larger than the suite reads: a failure of `rule`. */
+  overflow(opened: Exchange, rule: string, message: string): void;
   /** The RateLimit window each credential's last answer described (answer-checks/rate-limit.ts keeps it). */
   readonly seen: { readonly windows: Map<string, { policy: string; remaining: number; reset: number; at: number; elapsed: number }> };
 }
@@ -110,6 +112,8 @@ export interface TargetOptions {
   /** Most seconds the suite may wait in total for rate windows. */
   maxWaitSeconds: number;
   requestTimeoutMs: number;
+  /** Most bytes of one answer read (of one frame of a stream); beyond, `AnswerTooLarge`. */
+  maxAnswerBytes: number;
   wait: (seconds: number) => Promise<void>;
   log?: (line: string) => void;
 }
@@ -237,9 +241,13 @@ export class Target {
       this.#count(label);
       let answer: { status: number; headers: Headers; text: string };
       try {
-        answer = await sendLines(request, this.o.requestTimeoutMs);
+        answer = await sendLines(request, this.o.requestTimeoutMs, this.o.maxAnswerBytes);
       } catch (error) {
-        throw this.#unanswered(described, error, request, /timed out after/.test(String((error as Error)?.message)), true);
+        if (error === TOO_LARGE) {
+          this.#heard();
+          throw new AnswerTooLarge(described, this.o.maxAnswerBytes, request, spec.rule);
+        }
+        throw this.#unanswered(described, error, request, /timed out after/.test(String((error as Error)?.message)), true, spec.rule);
       }
       this.#heard();
       const ex = this.#exchange(method, spec.path, answer.status, answer.headers, answer.text, label, sent, request, started);
@@ -259,13 +267,21 @@ export class Target {
       try {
         const answer = await fetch(url, { method, headers, body, redirect: "manual", signal: controller.signal });
         if (spec.headersOnly && answer.ok) await answer.body?.cancel().catch(() => undefined);
-        else if (spec.binary) {
-          bytes = new Uint8Array(await answer.arrayBuffer());
-          if (/json|text/.test(answer.headers.get("content-type") ?? "")) text = new TextDecoder().decode(bytes);
-        } else text = await answer.text();
+        else {
+          const read = await readCapped(answer, this.o.maxAnswerBytes);
+          if (!spec.binary) text = new TextDecoder().decode(read);
+          else {
+            bytes = read;
+            if (/json|text/.test(answer.headers.get("content-type") ?? "")) text = new TextDecoder().decode(bytes);
+          }
+        }
         res = answer;
       } catch (error) {
-        if (attempt > 0 || controller.signal.aborted || unreachableCause(error)) throw this.#unanswered(described, error, request, controller.signal.aborted, spec.url === undefined);
+        if (error === TOO_LARGE) {
+          this.#heard();
+          throw new AnswerTooLarge(described, this.o.maxAnswerBytes, request, spec.rule);
+        }
+        if (attempt > 0 || controller.signal.aborted || unreachableCause(error)) throw this.#unanswered(described, error, request, controller.signal.aborted, spec.url === undefined, spec.rule);
         this.o.log?.(`  ${described}: connection lost before an answer, sending again`);
       } finally {
         clearTimeout(timer);
@@ -290,14 +306,14 @@ export class Target {
    * (`toTarget`: not a storage address an answer gave) or stayed silent `SILENT_LIMIT`
    * times in a row; else only the check that sent it.
    */
-  #unanswered(described: string, error: unknown, sent: SentRequest, timedOut: boolean, toTarget: boolean): Error {
+  #unanswered(described: string, error: unknown, sent: SentRequest, timedOut: boolean, toTarget: boolean, rule: string): Error {
     const origin = new URL(sent.url).origin;
     const cause = toTarget ? unreachableCause(error) : undefined;
     if (cause) return new ServerUnreachable(`${origin} cannot be reached: ${cause}`);
     if (timedOut && ++this.#silent >= SILENT_LIMIT) {
       return new ServerSilent(`${origin} stopped answering: ${this.#silent} requests in a row got no answer within ${this.o.requestTimeoutMs} ms (--timeout), the last ${described}`);
     }
-    return new NoAnswer(described, error, sent);
+    return new NoAnswer(described, error, sent, rule);
   }
 
   #exchange(method: string, path: string, status: number, headers: Headers, text: string, label: string, sent: string | undefined, request: SentRequest, started: number): Exchange {
@@ -380,14 +396,18 @@ export class Target {
       res = await fetch(this.o.baseUrl + path, { headers, signal: controller.signal });
     } catch (error) {
       clearTimeout(timer);
-      throw this.#unanswered(`GET ${path}`, error, { method: "GET", url: this.o.baseUrl + path, headers }, controller.signal.aborted, true);
+      throw this.#unanswered(`GET ${path}`, error, { method: "GET", url: this.o.baseUrl + path, headers }, controller.signal.aborted, true, spec.rule);
     }
     clearTimeout(timer);
     this.#heard();
     const isStream = res.status === 200 && (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
     let text = "";
     if (!isStream) {
-      text = await res.text().catch(() => "");
+      try {
+        text = new TextDecoder().decode(await readCapped(res, this.o.maxAnswerBytes));
+      } catch (error) {
+        if (error === TOO_LARGE) throw new AnswerTooLarge(`GET ${path}`, this.o.maxAnswerBytes, { method: "GET", url: this.o.baseUrl + path, headers }, spec.rule);
+      }
     }
     const ex = this.#exchange("GET", path, res.status, res.headers, text, label, sent, { method: "GET", url: this.o.baseUrl + path, headers }, started);
     this.o.log?.(`  GET ${path} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}${isStream ? " (stream)" : ""}`);
@@ -398,8 +418,9 @@ export class Target {
         this.o.judge.frame(frame, ex);
         hooks.onFrame?.(frame, s);
       },
+      onOverflow: (bytes) => this.o.judge.overflow(ex, spec.rule, `GET ${path}: a frame too large: more than ${bytes} bytes without a frame's end (--max-answer-bytes); the stream was closed`),
     };
-    const stream = new EventStream(res, controller, ex, checking, () => this.openStreams.delete(stream));
+    const stream = new EventStream(res, controller, ex, checking, () => this.openStreams.delete(stream), this.o.maxAnswerBytes);
     this.openStreams.add(stream);
     return { stream, exchange: ex };
   }
@@ -409,8 +430,34 @@ export class Target {
   }
 }
 
+/** Thrown by the readers below when an answer passes the most bytes the suite reads. */
+const TOO_LARGE = Symbol("answer too large");
+
+/** The body of an answer, read up to `limit` bytes; beyond (or a Content-Length beyond), the rest is not read and `TOO_LARGE` is thrown. */
+async function readCapped(res: Response, limit: number): Promise<Uint8Array> {
+  if (Number(res.headers.get("content-length") ?? 0) > limit) {
+    await res.body?.cancel().catch(() => undefined);
+    throw TOO_LARGE;
+  }
+  const reader = res.body?.getReader();
+  if (!reader) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw TOO_LARGE;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
 /** Sends a request with some header lines repeated (node:http sends an array value as one line each). */
-function sendLines(sent: SentRequest, timeoutMs: number): Promise<{ status: number; headers: Headers; text: string }> {
+function sendLines(sent: SentRequest, timeoutMs: number, limit: number): Promise<{ status: number; headers: Headers; text: string }> {
   const headers: Record<string, string | string[]> = { ...sent.headers };
   for (const [name, value] of sent.lines ?? []) {
     const k = name.toLowerCase();
@@ -423,7 +470,15 @@ function sendLines(sent: SentRequest, timeoutMs: number): Promise<{ status: numb
   return new Promise((resolve, reject) => {
     const req = send(sent.url, { method: sent.method, headers }, (res) => {
       const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
+      let size = 0;
+      res.on("data", (c: Buffer) => {
+        size += c.length;
+        if (size <= limit) chunks.push(c);
+        else {
+          req.destroy();
+          reject(TOO_LARGE);
+        }
+      });
       res.on("end", () => {
         const answer = new Headers();
         for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) answer.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);

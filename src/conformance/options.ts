@@ -75,6 +75,12 @@ export interface ConformanceOptions {
   settleSeconds?: number;
   /** Per-request timeout in ms (default 30000). */
   requestTimeoutMs?: number;
+  /**
+   * Most bytes of one answer the suite reads and keeps (default 16 MiB); a larger answer
+   * is not read further and fails the rule its request exercised ("answer too large"). For
+   * an event stream, the most bytes of one frame.
+   */
+  maxAnswerBytes?: number;
   /** Skip the checks that wait in real time (the heartbeat: up to 15 s + slack). */
   quick?: boolean;
   /**
@@ -154,7 +160,10 @@ export function keyVariable(role: string): string {
   return `HUB_KEY_${role.toUpperCase().replace(/-/g, "_")}`;
 }
 
-export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | "maxWaitSeconds" | "settleSeconds" | "requestTimeoutMs">> {
+/** Bytes of one answer the suite reads at most by default. */
+export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | "maxWaitSeconds" | "settleSeconds" | "requestTimeoutMs" | "maxAnswerBytes">> {
   o: ConformanceOptions;
   baseUrl: string;
   writes: boolean;
@@ -169,6 +178,7 @@ export function resolve(o: ConformanceOptions): Resolved {
   if (o.generate?.seed !== undefined && !Number.isSafeInteger(o.generate.seed)) throw new RangeError(`generate.seed is an integer; got ${o.generate.seed}`);
   const unknown = o.only ? unknownRules(o.only) : undefined;
   if (unknown) throw new RangeError(unknown);
+  if (o.maxAnswerBytes !== undefined && !(Number.isSafeInteger(o.maxAnswerBytes) && o.maxAnswerBytes > 0)) throw new RangeError(`maxAnswerBytes is a number of bytes, a positive integer; got ${o.maxAnswerBytes}`);
   if (o.minCoverage !== undefined && !(o.minCoverage >= 0 && o.minCoverage <= 100)) {
     throw new RangeError(`minCoverage is a percentage of the seed rules, 0 to 100; got ${o.minCoverage}`);
   }
@@ -183,5 +193,6 @@ export function resolve(o: ConformanceOptions): Resolved {
     maxWaitSeconds: o.maxWaitSeconds ?? 120,
     settleSeconds: o.settleSeconds ?? 300,
     requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
+    maxAnswerBytes: o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
   };
 }

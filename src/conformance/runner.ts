@@ -136,6 +136,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
     reserve: r.reserve,
     maxWaitSeconds: r.maxWaitSeconds,
     requestTimeoutMs: r.requestTimeoutMs,
+    maxAnswerBytes: r.maxAnswerBytes,
     wait: (s) => (options.advance ? options.advance(s) : new Promise((res) => setTimeout(res, s * 1000))),
     log: options.log,
   });
@@ -180,7 +181,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
           // A server that went away during the run fails it.
           if (error instanceof ServerGone) errors.push({ check: check.name, message: error.message });
         } else if (error instanceof NoAnswer) {
-          ctx.fail(check.rules[0]!, error.message);
+          ctx.fail(error.rule ?? check.rules[0]!, error.message, { cite: { request: error.request, ...(error.sent ? { sent: error.sent } : {}) } });
           errors.push({ check: check.name, message: error.message });
         } else {
           const message = error instanceof Error ? error.message : String(error);

@@ -10,8 +10,18 @@ export class NoAnswer extends Error {
     cause: unknown,
     /** What was sent, for a reproduction. */
     readonly sent?: SentRequest,
+    /** The rule the request exercised: the finding's. */
+    readonly rule?: string,
   ) {
     super(`${request}: no answer (${cause instanceof Error ? cause.message : String(cause)})`);
+  }
+}
+
+/** An answer larger than the suite keeps (`--max-answer-bytes`): not read further; a finding of the check that asked. */
+export class AnswerTooLarge extends NoAnswer {
+  constructor(request: string, limit: number, sent?: SentRequest, rule?: string) {
+    super(request, undefined, sent, rule);
+    this.message = `${request}: answer too large: more than ${limit} bytes (--max-answer-bytes), not read further`;
   }
 }
 

@@ -59,6 +59,11 @@ export class AnswerJudge {
     this.#record(frameFindings(frame), { ...opened.cite, request: `frame ${frame.event} of ${opened.cite.request}` });
   }
 
+  /** A stream that `opened` opened sent a frame larger than the suite reads. */
+  overflow(opened: Exchange, rule: string, message: string): void {
+    this.results.fail(rule, message, opened.cite);
+  }
+
   #record(findings: Finding[], cite: Cited): void {
     const failed = new Set<string>();
     const held = new Set<string>();

@@ -8,7 +8,7 @@ import { errorCodeOf, operationLabel } from "../classify.ts";
 import type { Ctx } from "../context.ts";
 import type { OperationRun } from "./report.ts";
 import type { Exchange } from "../http.ts";
-import { NoAnswer } from "../stops.ts";
+import { AnswerTooLarge, NoAnswer } from "../stops.ts";
 import { caseKey, rawBody, sizeOf, type Case } from "./cases.ts";
 import { ruleOf, SCHEMA_REASONS, type Plan } from "./plans.ts";
 import { placed, schemaAt, states, type Path } from "./schema.ts";
@@ -234,7 +234,7 @@ export async function runCases(c: Ctx, plan: Plan, cases: Case[], replay: Replay
       // waits for the timeout); a server that stops answering ends the operation.
       failing++;
       c.results.fail(kase.fault?.rule ?? kase.validRule, `${op}: ${kase.fault ? kase.fault.describe : `a ${kase.variant ?? "request"} valid against the contract`}: ${error.message} (${kase.kind} case ${kase.index} of ${cases.length}; replay: --generate=${replay.perOperation} --seed ${replay.seed} --operations ${op})`, { request: error.request, operation: operationLabel(plan.operation), ...(error.sent ? { sent: error.sent } : {}) });
-      if (++silent >= NO_ANSWER_LIMIT) {
+      if (!(error instanceof AnswerTooLarge) && ++silent >= NO_ANSWER_LIMIT) {
         c.note(kase.fault?.rule ?? kase.validRule, `${op}: the server stopped answering; the operation's other cases were not sent`);
         break;
       }

@@ -52,10 +52,13 @@ export function neverAnswers(): Promise<Listening> {
 }
 
 /**
- * A server that answers `paths` with 200 `application/json` and a body that never ends
- * (one 64 KiB chunk written again and again while the client reads), and forwards every
- * other request to `upstream`. Returns how many bytes it sent on the endless answers.
+ * A server that answers `paths` with 200 `application/json` and a body without end for a
+ * client (one 64 KiB chunk written again and again while the client reads, up to 256 MiB,
+ * so that a client without a limit fails its test instead of the machine), and forwards
+ * every other request to `upstream`. `sent()`: the bytes written on those answers.
  */
+const ENDLESS_BYTES = 256 * 1024 * 1024;
+
 export async function endlessAnswer(upstream: string, paths: readonly string[]): Promise<Listening & { sent(): number }> {
   const chunk = Buffer.alloc(64 * 1024, " ");
   let sent = 0;
@@ -63,9 +66,19 @@ export async function endlessAnswer(upstream: string, paths: readonly string[]):
     if (paths.includes((req.url ?? "/").split("?")[0]!)) {
       res.writeHead(200, { "content-type": "application/json", "x-request-id": String(req.headers["x-request-id"] ?? "") });
       res.write("[");
+      let left = ENDLESS_BYTES;
       const more = () => {
-        while (!res.destroyed && res.write(chunk)) sent += chunk.length;
-        if (!res.destroyed) res.once("drain", more);
+        while (!res.destroyed) {
+          if ((left -= chunk.length) < 0) {
+            res.end("]");
+            return;
+          }
+          sent += chunk.length;
+          if (!res.write(chunk)) {
+            res.once("drain", more);
+            return;
+          }
+        }
       };
       res.on("close", () => res.removeAllListeners("drain"));
       more();
