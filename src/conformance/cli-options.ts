@@ -4,7 +4,7 @@
 // read from OPTIONS. Kept apart from cli.ts, which runs on import, so that they can be
 // tested in-process. A bad value is a `Usage` error: one clear line and exit status 2.
 import { operations } from "../contract/index.ts";
-import type { Secret } from "./exchange-record.ts";
+import type { Secret } from "./secrets.ts";
 import { DEFAULT_MAX_ANSWER_BYTES, KEY_ROLES, keyVariable, scopedKeyVariable, SUITE_REDIRECT_URI, unknownNames, unknownRules, type ConformanceOptions, type KeyRole } from "./options.ts";
 
 export class Usage extends Error {}

@@ -12,7 +12,8 @@ import { renderHar } from "./har.ts";
 import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
 import { ServerGone } from "./stops.ts";
-import { generateOption, parseArgsOptions, readRequest, usageOf, Usage, withGenerateValue } from "./cli-options.ts";
+import { generateOption, parseArgsOptions, readRequest, secretsOf, usageOf, Usage, withGenerateValue } from "./cli-options.ts";
+import { Masker, type Secret } from "./secrets.ts";
 
 /** How the command is started (for the usage text). */
 export interface ConformanceCommand {
@@ -46,9 +47,11 @@ async function simulatorClientDocument(base: string): Promise<string> {
   return url;
 }
 
-async function main(argv: string[], help: string): Promise<number> {
+async function main(argv: string[], help: string, given: (secrets: Secret[]) => void, log: (line: string) => void): Promise<number> {
   const { values } = parseArgs({ args: withGenerateValue(argv), strict: true, options: parseArgsOptions() });
   const request = readRequest(values, process.env);
+  // From here on, what the command prints itself is masked too (the run masks its own output).
+  given(secretsOf({ baseUrl: "", apiKey: "", ...request.options, ...(request.cookie ? { session: { cookie: request.cookie } } : {}) }));
   if (request.help) {
     console.log(help);
     return 0;
@@ -57,7 +60,6 @@ async function main(argv: string[], help: string): Promise<number> {
   const keys = o.keys;
   const scopedKeys = o.scopedKeys;
   const oauth = o.oauth;
-  const log = (line: string) => console.error(line);
   const cleanups: (() => Promise<void>)[] = [];
   let { baseUrl, apiKey, otherApiKey } = o;
   let allowWrites = Boolean(o.allowWrites);
@@ -184,18 +186,21 @@ function exitAfterOutput(code: number): void {
  */
 export async function runConformanceCli(argv: string[], command: ConformanceCommand): Promise<void> {
   const help = usageOf(command.program);
+  let masker = new Masker([]);
+  const say = (text: string) => console.error(masker.text(text));
   try {
-    exitAfterOutput(await main(argv, help));
+    exitAfterOutput(await main(argv, help, (secrets) => (masker = new Masker(secrets)), say));
   } catch (error) {
     if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      console.error(`conformance: ${(error as Error).message}\n\n${help}`);
+      // A stray word may be a secret given without its flag: it is not repeated.
+      say(`conformance: ${(error as Error).message.replace(/^Unexpected argument '[^']*'/, "Unexpected argument (not repeated: it may be a secret)")}\n\n${help}`);
     } else if (error instanceof ServerGone) {
-      console.error(`conformance: ${error.message}`);
+      say(`conformance: ${error.message}`);
     } else if (error instanceof Usage) {
-      console.error(`conformance: ${error.message}\n(--help lists the options)`);
+      say(`conformance: ${error.message}\n(--help lists the options)`);
     } else {
       const verbose = argv.includes("--verbose");
-      console.error(`conformance: the run could not complete: ${error instanceof Error ? (verbose ? error.stack : error.message) : String(error)}`);
+      say(`conformance: the run could not complete: ${error instanceof Error ? (verbose ? error.stack : error.message) : String(error)}`);
     }
     process.exit(2);
   }

@@ -105,6 +105,8 @@ export interface TargetOptions {
   apiKey: string;
   labels: Map<string, string>;
   judge: Judge;
+  /** Learns the credentials every request and answer carry (tokens obtained, codes, cookies), to mask them everywhere. */
+  masker: { learn(sent: SentRequest, answer?: { headers: Iterable<[string, string]>; json?: unknown }): void };
   /** The target is a static mock: skip observations that need state (echo, counters). */
   staticMock: boolean;
   /** Requests to keep in every window (wait for the reset below this). */
@@ -237,6 +239,7 @@ export class Target {
     const sentBody = spec.bytes ?? (typeof body === "string" ? body : undefined);
     // Reproduced at the server's own address, not through a proxy the suite put in front.
     const request: SentRequest = { method, url: spec.url ?? this.o.baseUrl + spec.path, headers, ...(spec.lines ? { lines: spec.lines } : {}), ...(sentBody !== undefined ? { body: sentBody } : {}) };
+    this.o.masker.learn(request);
     if (spec.lines) {
       this.#count(label);
       let answer: { status: number; headers: Headers; text: string };
@@ -330,6 +333,7 @@ export class Target {
     const bodyId = (json as { error?: { request_id?: unknown } } | undefined)?.error?.request_id;
     const requestId = echoed ?? (typeof bodyId === "string" ? bodyId : undefined) ?? sent;
     const record: ExchangeRecord = { sent: request, status, headers: [...headers], text, startedAt: new Date(started).toISOString(), ms: Date.now() - started };
+    this.o.masker.learn(request, { headers: record.headers, json });
     return {
       method,
       path,
@@ -387,6 +391,7 @@ export class Target {
     headers.accept = "text/event-stream";
     if (spec.lastEventId !== undefined) headers["last-event-id"] = spec.lastEventId;
     const path = `/v1/events${spec.query ?? ""}`;
+    this.o.masker.learn({ method: "GET", url: this.o.baseUrl + path, headers });
     const started = Date.now();
     this.#count(label);
     const controller = new AbortController();

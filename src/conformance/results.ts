@@ -6,7 +6,8 @@
 import { seedRule, seedRules, type SeedRule } from "../contract/index.ts";
 import { UNCHECKED } from "./unchecked.ts";
 import { onlyMatches } from "./options.ts";
-import { Masker, maskExchange, type ExchangeRecord, type MaskedExchange, type SentRequest } from "./exchange-record.ts";
+import { curlLine, maskExchange, type ExchangeRecord, type MaskedExchange, type SentRequest } from "./exchange-record.ts";
+import { Masker } from "./secrets.ts";
 
 export type Verdict = "pass" | "fail" | "n/a";
 
@@ -123,9 +124,9 @@ export class Results {
     if (t.failures.some((f) => f.message === message && f.request === cited?.request)) return;
     const failure: Failure = { message, ...(cited?.requestId ? { requestId: cited.requestId } : {}), ...(cited?.request ? { request: cited.request } : {}), ...(cited?.operation ? { operation: cited.operation } : {}) };
     if (cited?.exchange) {
-      failure.curl = this.masker.curl(cited.exchange.sent);
+      failure.curl = curlLine(cited.exchange.sent, this.masker);
       failure.exchange = this.#keep(cited.exchange);
-    } else if (cited?.sent) failure.curl = this.masker.curl(cited.sent);
+    } else if (cited?.sent) failure.curl = curlLine(cited.sent, this.masker);
     if (cited?.steps?.length) failure.steps = cited.steps.map(({ step, cited: s }) => this.#step(step, s));
     t.failures.push(failure);
   }
@@ -135,7 +136,7 @@ export class Results {
       step,
       request: cited.request ?? "",
       ...(cited.requestId ? { requestId: cited.requestId } : {}),
-      ...(cited.exchange ? { curl: this.masker.curl(cited.exchange.sent), exchange: this.#keep(cited.exchange) } : cited.sent ? { curl: this.masker.curl(cited.sent) } : {}),
+      ...(cited.exchange ? { curl: curlLine(cited.exchange.sent, this.masker), exchange: this.#keep(cited.exchange) } : cited.sent ? { curl: curlLine(cited.sent, this.masker) } : {}),
     };
   }
 

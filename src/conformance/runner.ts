@@ -24,7 +24,8 @@ import { ambiguous } from "./checks/ambiguous.ts";
 import type { GeneratedReport } from "./generate/report.ts";
 import type { PrismFinding } from "./http.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
-import { Masker, type MaskedExchange } from "./exchange-record.ts";
+import type { MaskedExchange } from "./exchange-record.ts";
+import { Masker } from "./secrets.ts";
 import { AnswerJudge } from "./answer-checks/index.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
@@ -118,9 +119,28 @@ function selected(check: Check, only: string[] | undefined): boolean {
   return check.rules.some((id) => onlyMatches(id, only));
 }
 
-export async function runConformance(options: ConformanceOptions, extras: RunExtras = {}): Promise<Report> {
+/**
+ * Runs the checks against `options.baseUrl`. Everything that leaves the run (the report,
+ * every progress and --verbose line, the error it rejects with) has its secrets masked.
+ */
+export async function runConformance(given: ConformanceOptions, extras: RunExtras = {}): Promise<Report> {
+  const masker = new Masker(secretsOf(given));
+  const mask = (line: string) => masker.text(line);
+  const options: ConformanceOptions = { ...given, ...(given.log ? { log: (line) => given.log!(mask(line)) } : {}) };
+  try {
+    return masker.deep(await run(options, extras, masker));
+  } catch (error) {
+    if (error instanceof Error) {
+      error.message = mask(error.message);
+      if (error.stack) error.stack = mask(error.stack);
+    }
+    throw error;
+  }
+}
+
+async function run(options: ConformanceOptions, extras: RunExtras, masker: Masker): Promise<Report> {
   const r = resolve(options);
-  const results = new Results(new Masker(secretsOf(options)), options.only);
+  const results = new Results(masker, options.only);
   const labels = new Map<string, string>([[options.apiKey, "main"]]);
   if (options.otherApiKey) labels.set(options.otherApiKey, "other");
   for (const [role, key] of Object.entries(options.keys ?? {})) if (key) labels.set(key, role);
@@ -132,6 +152,7 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
     apiKey: options.apiKey,
     labels,
     judge,
+    masker,
     staticMock: r.staticMock,
     reserve: r.reserve,
     maxWaitSeconds: r.maxWaitSeconds,

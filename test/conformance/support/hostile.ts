@@ -1,11 +1,14 @@
 // Servers that are hard on a client, for the suite's own tests of how it stops and what it
 // keeps: an address where nothing listens, a server whose certificate nobody signed, one
-// that never answers, and one that sends an answer without end (streamed, never held in
-// memory here).
+// that never answers, one that sends an answer without end (streamed, never held in
+// memory here), and one that accepts everything (so that every credential the suite sends
+// or obtains ends up in a failure).
 import { readFileSync } from "node:fs";
 import { createServer as createHttp, type Server } from "node:http";
 import { createServer as createHttps } from "node:https";
 import { createServer as createTcp } from "node:net";
+import { randomUUID } from "node:crypto";
+import { editJson, pathOnly, type Rewrite } from "./proxy.ts";
 
 export interface Listening {
   url: string;
@@ -101,4 +104,48 @@ export async function endlessAnswer(upstream: string, paths: readonly string[]):
     });
   });
   return { ...(await listen(server, "http")), sent: () => sent };
+}
+
+/**
+ * A server that accepts everything (the simulator behind a rewriting proxy): a key or token
+ * in the query is taken as the credential, every 401 and 403 of `/v1` is a 200, a code
+ * exchange with a client secret is served, and registration issues a client secret. It
+ * keeps every credential it issued (access and refresh tokens, authorization codes, client
+ * secrets), so that a test can look for them in what the suite wrote.
+ */
+export function acceptsEverything(): { rewrite: Rewrite; issued: Set<string> } {
+  const issued = new Set<string>();
+  const keep = (value: unknown) => typeof value === "string" && value.length > 0 && issued.add(value);
+  const rewrite: Rewrite = {
+    request(req) {
+      const url = new URL(req.path, "http://x");
+      for (const name of ["api_key", "access_token"]) {
+        const value = url.searchParams.get(name);
+        if (value) return { ...req, headers: { ...req.headers, authorization: `Bearer ${value}` } };
+      }
+      if (req.method === "POST" && pathOnly(req) === "/oauth/token") {
+        const form = new URLSearchParams(req.body.toString("utf8"));
+        if (form.has("client_secret")) {
+          form.delete("client_secret");
+          return { ...req, body: Buffer.from(form.toString()) };
+        }
+      }
+      return req;
+    },
+    answer(req, a) {
+      let out = a;
+      if ((a.status === 401 || a.status === 403) && pathOnly(req).startsWith("/v1")) out = { ...a, status: 200, body: "{}" };
+      if (pathOnly(req) === "/oauth/register" && a.status === 201) out = editJson(out, (body) => ({ ...body, client_secret: `cs_${randomUUID()}` }));
+      const location = out.headers.location;
+      if (location) for (const [k, v] of new URL(location, "http://x").searchParams) if (k === "code") keep(v);
+      try {
+        const body = JSON.parse(out.body) as Record<string, unknown>;
+        for (const field of ["access_token", "refresh_token", "client_secret"]) keep(body[field]);
+      } catch {
+        // not JSON
+      }
+      return out;
+    },
+  };
+  return { rewrite, issued };
 }
