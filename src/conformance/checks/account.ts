@@ -2,6 +2,7 @@
 // rate windows seen over the whole run.
 import { scopes } from "../../contract/index.ts";
 import { randomToken, type Check } from "../context.ts";
+import { bodyShown } from "../describe.ts";
 
 export const singletons: Check = {
   name: "singleton reads and the folder list",
@@ -86,7 +87,7 @@ export const oauthRefusals: Check = {
       c.expect(
         (token.status === 400 || token.status === 401) && (error === "invalid_grant" || error === "invalid_client"),
         "OAUTH-16",
-        `a code exchange with an unknown code and client answered ${token.status} ${JSON.stringify(token.json ?? token.text.slice(0, 80))}; expected the OAuth form with invalid_grant or invalid_client`,
+        `a code exchange with an unknown code and client answered ${token.status} with ${bodyShown(token.text)}; expected the OAuth form with invalid_grant or invalid_client`,
         token,
       );
     }

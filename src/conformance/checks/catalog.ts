@@ -4,6 +4,7 @@
 import { deref, schema, type JsonObject } from "../../contract/index.ts";
 import { errorCodeOf } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
+import { shown } from "../describe.ts";
 
 export const models: Check = {
   name: "model catalog",
@@ -108,7 +109,7 @@ export const pricing: Check = {
       }
       const me = await c.get("/v1/me", "PRICE-4");
       if (typeof balance === "number" && me.status === 200) {
-        c.expect(me.json?.credits?.main_cc === balance, "PRICE-4", `the balance moved from ${balance} to ${me.json?.credits?.main_cc} cc around estimates`, me);
+        c.expect(me.json?.credits?.main_cc === balance, "PRICE-4", `the balance moved from ${balance} to ${shown(me.json?.credits?.main_cc)} cc around estimates`, me);
       }
       c.note("PRICE-4", "the estimate's request cost is checked by the RateLimit countdown (LIM-3)");
 
@@ -140,14 +141,14 @@ export const pricing: Check = {
     c.refusal(text, "submit_unavailable", "PRICE-7", "an estimate of type text");
     if (typeof balance === "number") {
       const me = await c.get("/v1/me", "W-10");
-      if (me.status === 200) c.expect(me.json?.credits?.main_cc === balance, "W-10", `the balance moved from ${balance} to ${me.json?.credits?.main_cc} cc around an estimate of type text`, me);
+      if (me.status === 200) c.expect(me.json?.credits?.main_cc === balance, "W-10", `the balance moved from ${balance} to ${shown(me.json?.credits?.main_cc)} cc around an estimate of type text`, me);
     }
 
     // A price that depends on a file the server cannot read is refused, not a number.
     const upscale = c.shared.models.find((m) => m.type === "upscale");
     if (upscale) {
       const ex = await c.post("/v1/pricing/estimate", { type: "upscale", model: upscale.id, image_url: `https://conformance.invalid/missing-${randomToken()}.png`, scale: 2 }, "PRICE-5");
-      c.expect(ex.status === 400, "PRICE-5", `an upscale estimate whose image cannot be read answered ${ex.status}${ex.status === 200 ? ` with price_cc ${ex.json?.price_cc}` : ""}, not 400`, ex);
+      c.expect(ex.status === 400, "PRICE-5", `an upscale estimate whose image cannot be read answered ${ex.status}${ex.status === 200 ? ` with price_cc ${shown(ex.json?.price_cc)}` : ""}, not 400`, ex);
     } else c.skip(["PRICE-5"], "no upscale model in the catalog (the price of an upscale depends on its image)");
 
     // Reading, the catalog and prices need no plan.

@@ -18,6 +18,7 @@ import { errorCodeOf, oauthFormRule } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
 import type { Exchange, RequestSpec } from "../http.ts";
 import { SUITE_REDIRECT_URI } from "../options.ts";
+import { bodyShown } from "../describe.ts";
 
 const LOOPBACK_REDIRECT = SUITE_REDIRECT_URI;
 const WEB_REDIRECT = "https://conformance.invalid/oauth/callback";
@@ -41,7 +42,7 @@ async function oauthPost(c: Ctx, path: "/oauth/token" | "/oauth/revoke", fields:
 /** The answer is the OAuth error form (`error`, `error_description`) with this `error` and its status. */
 function oauthError(c: Ctx, ex: Exchange, error: string, rule: string, what: string): boolean {
   const got = typeof ex.json?.error === "string" ? ex.json.error : undefined;
-  if (!c.expect(ex.status === OAUTH_STATUS[error] && got === error, rule, `${what}: expected ${OAUTH_STATUS[error]} ${error} in the OAuth form, got ${ex.status} ${got ?? ex.text.slice(0, 80)}`, ex)) return false;
+  if (!c.expect(ex.status === OAUTH_STATUS[error] && got === error, rule, `${what}: expected ${OAUTH_STATUS[error]} ${error} in the OAuth form, got ${ex.status} ${got ?? `with ${bodyShown(ex.text)}`}`, ex)) return false;
   // The form itself (an error_description beside the error) is the rule of the route's OAuth form.
   return c.expect(typeof ex.json?.error_description === "string" && ex.json.error_description.length > 0, oauthFormRule(ex.operation?.operationId) ?? rule, `${what}: the OAuth error ${error} has no error_description`, ex);
 }
@@ -165,7 +166,7 @@ export const oauthClients: Check = {
     // Revoke: 200 with an empty body, also for a token the server never issued.
     for (const hint of [undefined, "refresh_token", "access_token"]) {
       const ex = await oauthPost(c, "/oauth/revoke", { token: `conformance-unknown-${randomToken()}`, token_type_hint: hint, client_id: mine.clientId }, "OAUTH-17");
-      c.expect(ex.status === 200 && ex.text.length === 0, "OAUTH-17", `revoking an unknown token${hint ? ` (hint ${hint})` : ""} answered ${ex.status} ${ex.text.slice(0, 80)}; 200 with an empty body`, ex);
+      c.expect(ex.status === 200 && ex.text.length === 0, "OAUTH-17", `revoking an unknown token${hint ? ` (hint ${hint})` : ""} answered ${ex.status} with ${bodyShown(ex.text)}; expected 200 with an empty body`, ex);
     }
     // Token errors of a known client, in the OAuth form.
     const code = await oauthPost(c, "/oauth/token", { grant_type: "authorization_code", code: `conformance-${randomToken()}`, redirect_uri: mine.redirectUri, code_verifier: pkce().verifier, client_id: mine.clientId }, "OAUTH-16");
@@ -244,7 +245,7 @@ class Flow {
   }
 
   tokens(ex: Exchange, rule: string, label: string): Tokens | undefined {
-    if (!this.c.expect(ex.status === 200 && typeof ex.json?.access_token === "string", rule, `the token route answered ${ex.status} ${ex.json?.error ?? ex.text.slice(0, 80)}, not tokens`, ex)) return undefined;
+    if (!this.c.expect(ex.status === 200 && typeof ex.json?.access_token === "string", rule, `the token route answered ${ex.status} ${typeof ex.json?.error === "string" ? ex.json.error : `with ${bodyShown(ex.text)}`}, not tokens`, ex)) return undefined;
     const t: Tokens = { access: ex.json.access_token, refresh: typeof ex.json.refresh_token === "string" ? ex.json.refresh_token : undefined, scope: String(ex.json.scope ?? "").split(" ").filter(Boolean), expiresIn: Number(ex.json.expires_in), label: `oauth ${label}` };
     this.issued.push(t);
     return t;
@@ -391,7 +392,7 @@ class Flow {
     if (!c.expect(r2.next.refresh !== undefined && r2.next.refresh !== r1.next.refresh, "OAUTH-15", "a second refresh did not answer a new refresh token (rotation)", r2.ex)) return;
     const opened = await c.t.openStream({ key: r2.next.access, label: r2.next.label, rule: "EVT-7" }, {});
     const gone = await this.revoke(r2.next.access, "access_token", "OAUTH-17");
-    c.expect(gone.status === 200 && gone.text.length === 0, "OAUTH-17", `revoking an access token answered ${gone.status} ${gone.text.slice(0, 80)}; 200 with an empty body`, gone);
+    c.expect(gone.status === 200 && gone.text.length === 0, "OAUTH-17", `revoking an access token answered ${gone.status} with ${bodyShown(gone.text)}; expected 200 with an empty body`, gone);
     await this.refused(r2.next, "OAUTH-17", "the revoked access token on /v1");
     await terminated(c, opened, r2.next);
     const r3 = await this.refresh(r2.next, "OAUTH-17", { expected: false });

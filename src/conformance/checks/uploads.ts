@@ -9,6 +9,7 @@ import { bound, matchOperation, schema } from "../../contract/index.ts";
 import { errorCodeOf } from "../classify.ts";
 import type { Check, Ctx, Upload } from "../context.ts";
 import type { Exchange } from "../http.ts";
+import { bodyShown } from "../describe.ts";
 import { greyPng } from "../png.ts";
 
 export const UPLOAD_CEILING = bound("UploadRequest", "content_length", "maximum");
@@ -173,7 +174,7 @@ async function directPath(c: Ctx, t: Ticket, png: Uint8Array, before: Record<str
     c.expect(noCondition.status === 403, "UPL-7", `a PUT without the ticket's If-None-Match answered ${noCondition.status}, not 403`, noCondition);
   }
   const put = await storagePut(c, t, exactly(t), png, "UPL-7");
-  if (!c.expect(put.status >= 200 && put.status < 300, "UPL-7", `the PUT with exactly the ticket's headers answered ${put.status}: ${put.text.slice(0, 120)}`, put)) {
+  if (!c.expect(put.status >= 200 && put.status < 300, "UPL-7", `the PUT with exactly the ticket's headers answered ${put.status} with ${bodyShown(put.text, 120)}`, put)) {
     c.skip(["ST-7", "LIB-1"], "the direct PUT did not succeed");
     return;
   }

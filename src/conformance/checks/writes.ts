@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { bound } from "../../contract/index.ts";
 import { errorCodeOf } from "../classify.ts";
 import { randomToken, type Check, type Ctx } from "../context.ts";
+import { shown } from "../describe.ts";
 
 /** The session-only routes with a body each would take (none where the seed shows none). */
 const SESSION_ONLY: [string, unknown][] = [
@@ -89,7 +90,7 @@ export const reports: Check = {
       const cc = Object.keys(first.json ?? {}).filter((k) => k.endsWith("_cc"));
       c.expect(cc.length === 0, "REP-5", `the report reply carries a credit field: ${cc.join(", ")}`, first);
       const me = await c.get("/v1/me", "REP-5");
-      if (typeof balance === "number") c.expect(me.json?.credits?.main_cc === balance, "REP-5", `the balance moved from ${balance} to ${me.json?.credits?.main_cc} cc with a report`, me);
+      if (typeof balance === "number") c.expect(me.json?.credits?.main_cc === balance, "REP-5", `the balance moved from ${balance} to ${shown(me.json?.credits?.main_cc)} cc with a report`, me);
       const replay = await c.post(path, { text, reason: "failure", client_msg_id: id }, "REP-4");
       c.expect(
         replay.status === 201 && replay.json?.support_request_id === first.json?.support_request_id && replay.json?.message_id === first.json?.message_id,

@@ -9,6 +9,7 @@ import type { Ctx } from "../context.ts";
 import type { OperationRun } from "./report.ts";
 import type { Exchange } from "../http.ts";
 import { AnswerTooLarge, NoAnswer } from "../stops.ts";
+import { answered } from "../describe.ts";
 import { caseKey, rawBody, sizeOf, type Case } from "./cases.ts";
 import { ruleOf, SCHEMA_REASONS, type Plan } from "./plans.ts";
 import { placed, schemaAt, states, type Path } from "./schema.ts";
@@ -59,11 +60,6 @@ function detailsOf(ex: Exchange): { field?: string; reason?: string }[] {
 
 function shown(details: { field?: string; reason?: string }[]): string {
   return details.length === 0 ? "no details" : `details ${details.map((d) => `${d.field ?? "(no field)"} ${d.reason ?? "(no reason)"}`).join(", ")}`;
-}
-
-function answered(ex: Exchange): string {
-  const code = errorCodeOf(ex.json);
-  return `${ex.status}${code ? ` ${code}` : ""}`;
 }
 
 const star = (field: string) => field.replace(/\.\d+(?=\.|$)/g, ".*");

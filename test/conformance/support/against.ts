@@ -16,6 +16,7 @@ export async function against(rule: string): Promise<Report> {
     const report = await runFull(sim, proxy.url);
     expect(report.errors, explain(report)).toEqual([]);
     expect(failing(report), explain(report)).toEqual([...new Set([rule, ...(double.also ?? []), ...SIMULATOR_FINDINGS])].sort());
+    expect(brokenWording(report)).toEqual([]);
     return report;
   } finally {
     await proxy.close();
@@ -25,4 +26,10 @@ export async function against(rule: string): Promise<Report> {
 
 export function failuresOf(report: Report, rule: string): string {
   return report.rows.find((r) => r.id === rule)!.failures.map((f) => f.message).join("\n");
+}
+
+/** Messages of a report that show a value the suite could not read (`undefined`, `NaN`, `[object Object]`) instead of saying what was missing. */
+export function brokenWording(report: Report): string[] {
+  const texts = report.rows.flatMap((r) => [...r.failures.map((f) => f.message), ...r.notes, r.reason ?? ""]);
+  return texts.filter((t) => /\bundefined\b|\bNaN\b|\[object Object\]/.test(t));
 }
