@@ -153,6 +153,7 @@ async function main(argv: string[], help: string, given: (secrets: Secret[]) => 
         ...(generate ? { generate } : {}),
         advance,
         log: request.output.verbose ? log : undefined,
+        progress: log,
       },
       { prism: Boolean(request.prism) },
     );

@@ -118,7 +118,14 @@ export interface TargetOptions {
   maxAnswerBytes: number;
   wait: (seconds: number) => Promise<void>;
   log?: (line: string) => void;
+  /** Says what a long wait in real time is for (absent when waits are not in real time). */
+  progress?: (line: string) => void;
 }
+
+/** A wait at least this long (seconds) is said as it starts ... */
+const LONG_WAIT = 5;
+/** ... and again every so many seconds while it lasts. */
+const WAIT_TICK = 15;
 
 let runSeq = 0;
 
@@ -182,9 +189,30 @@ export class Target {
     if (this.waitedSeconds + seconds > this.o.maxWaitSeconds) {
       throw new QuotaStop(`stopped to spare the caller's quota: ${why} and waiting ${seconds} s more would pass --max-wait ${this.o.maxWaitSeconds} s`);
     }
-    this.o.log?.(`  waiting ${seconds} s: ${why}`);
     this.waitedSeconds += seconds;
-    await this.elapse(seconds);
+    const said = this.waiting(`${seconds} s for a rate window: ${why} (${this.waitedSeconds} s of --max-wait ${this.o.maxWaitSeconds} s)`, seconds, this.elapse(seconds));
+    if (!this.#long(seconds)) this.o.log?.(`  waiting ${seconds} s: ${why}`);
+    await said;
+  }
+
+  #long(seconds: number): boolean {
+    return this.o.progress !== undefined && seconds >= LONG_WAIT;
+  }
+
+  /**
+   * Waits for `work`, which may take up to `seconds`: a long wait in real time is said on
+   * the progress channel as it starts (`waiting <what>`) and every WAIT_TICK seconds after.
+   */
+  async waiting<T>(what: string, seconds: number, work: Promise<T>): Promise<T> {
+    if (!this.#long(seconds)) return work;
+    const started = Date.now();
+    this.o.progress!(`waiting ${what}`);
+    const tick = setInterval(() => this.o.progress!(`  still waiting (${Math.round((Date.now() - started) / 1000)} s of up to ${seconds} s)`), WAIT_TICK * 1000);
+    try {
+      return await work;
+    } finally {
+      clearInterval(tick);
+    }
   }
 
   /** Lets `seconds` pass on the target (sleeping, or moving a clock the caller controls). */

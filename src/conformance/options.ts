@@ -103,6 +103,12 @@ export interface ConformanceOptions {
   advance?: (seconds: number) => Promise<void>;
   /** Progress lines (verbose output). */
   log?: (line: string) => void;
+  /**
+   * What a long wait is for (a rate window's reset, generations to finish, the heartbeat),
+   * said when it starts and every 15 s while it lasts: the CLI prints these on stderr
+   * always. Only waits in real time are said (not with `advance`).
+   */
+  progress?: (line: string) => void;
 }
 
 /** The environment variable of the `i`-th (0-based) key with fewer scopes: `HUB_SCOPED_KEY_1`, ... */

@@ -126,7 +126,11 @@ function selected(check: Check, only: string[] | undefined): boolean {
 export async function runConformance(given: ConformanceOptions, extras: RunExtras = {}): Promise<Report> {
   const masker = new Masker(secretsOf(given));
   const mask = (line: string) => masker.text(line);
-  const options: ConformanceOptions = { ...given, ...(given.log ? { log: (line) => given.log!(mask(line)) } : {}) };
+  const options: ConformanceOptions = {
+    ...given,
+    ...(given.log ? { log: (line) => given.log!(mask(line)) } : {}),
+    ...(given.progress ? { progress: (line) => given.progress!(mask(line)) } : {}),
+  };
   try {
     return masker.deep(await run(options, extras, masker));
   } catch (error) {
@@ -160,6 +164,7 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
     maxAnswerBytes: r.maxAnswerBytes,
     wait: (s) => (options.advance ? options.advance(s) : new Promise((res) => setTimeout(res, s * 1000))),
     log: options.log,
+    progress: options.advance ? undefined : options.progress,
   });
   const ctx = new Ctx(r, target, results, judge.seen);
   const started = Date.now();

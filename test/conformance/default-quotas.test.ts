@@ -7,6 +7,7 @@ import { AnswerJudge } from "../../src/conformance/answer-checks/index.ts";
 import type { Exchange } from "../../src/conformance/http.ts";
 import { Results } from "../../src/conformance/results.ts";
 import { DEFAULT_RATE_LIMITS } from "../../src/simulator/state/options.ts";
+import { runConformance } from "../../src/conformance/index.ts";
 import { explain, failing, runFull, SIMULATOR_FINDINGS, withSim } from "./support/run.ts";
 
 /** A 429 `rate_limited` of `POST /v1/generations` whose RateLimit pair says `r=remaining`. */
@@ -41,6 +42,21 @@ describe("rate windows and the other limits that answer 429 rate_limited", () =>
       expect(submits.declared["429"]).toBeGreaterThan(0);
       expect(report.requests.waitedSeconds).toBeGreaterThan(0);
       expect(report.stopped).toBeUndefined();
+    });
+  });
+
+  it("says a wait for a rate window in real time on the progress channel as it starts, with how much of --max-wait it takes", { timeout: 60_000 }, async () => {
+    // A 6 s window of 30 requests per key, a real clock and no `advance`: the suite sleeps once.
+    await withSim({ clockSpeed: 1, rateLimits: { windowSeconds: 6, keyQuota: 30, accountQuota: 1000 } }, async (sim) => {
+      const progress: string[] = [];
+      const verbose: string[] = [];
+      const report = await runConformance({ baseUrl: sim.url, apiKey: "ghk_demo_full", only: ["PAGE-3"], progress: (line) => progress.push(line), log: (line) => verbose.push(line) });
+      expect(report.requests.waitedSeconds).toBeGreaterThanOrEqual(5);
+      expect(failing(report), explain(report)).toEqual([]);
+      expect(progress[0]).toMatch(/^waiting [5-6] s for a rate window: the default window has \d requests left \([5-6] s of --max-wait 120 s\)$/);
+      expect(progress.every((line) => /^waiting |^ {2}still waiting/.test(line))).toBe(true);
+      // Said once: not again among the --verbose lines.
+      expect(verbose.filter((line) => /waiting/.test(line))).toEqual([]);
     });
   });
 });

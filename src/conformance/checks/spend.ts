@@ -41,7 +41,8 @@ async function settle(c: Ctx, s: EventStream, ids: string[]): Promise<boolean> {
     }
     return s.until(done, 200);
   }
-  return s.until(done, c.r.settleSeconds * 1000);
+  if (done()) return true;
+  return c.t.waiting(`up to ${c.r.settleSeconds} s for ${ids.length} generation(s) to finish on the event stream (--settle-seconds)`, c.r.settleSeconds, s.until(done, c.r.settleSeconds * 1000));
 }
 
 export const spend: Check = {
