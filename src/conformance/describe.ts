@@ -1,6 +1,18 @@
-// How a message shows what it quotes of an answer: its status and error code, a body (an
-// empty one said as such, a long one cut with its size), a value that may be absent.
-import { errorCodeOf } from "./classify.ts";
+// How the suite reads and names what it quotes of an answer: its error code, its operation,
+// its status and code, a body (an empty one said as such, a long one cut with its size), a
+// value that may be absent.
+import type { Operation } from "../contract/index.ts";
+
+/** The envelope's `error.code`, when the body has one. */
+export function errorCodeOf(body: unknown): string | undefined {
+  const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** How the report names an operation: `readWhoami (GET /v1/whoami)`. */
+export function operationLabel(operation: Operation): string {
+  return `${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`;
+}
 
 /** `404 not_found`, or `200` without an error code. */
 export function answered(ex: { status: number; json?: unknown }): string {

@@ -6,7 +6,7 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { matchOperation, type Operation } from "../contract/index.ts";
-import { errorCodeOf, operationLabel } from "./classify.ts";
+import { errorCodeOf, operationLabel } from "./describe.ts";
 import type { ExchangeRecord, SentRequest } from "./exchange-record.ts";
 import type { Cited } from "./results.ts";
 import { EventStream, type Frame, type StreamHooks } from "./sse.ts";
@@ -143,7 +143,7 @@ export class Target {
   #seq = 0;
   #run = `${Date.now().toString(36)}${(runSeq++).toString(36)}`;
 
-  constructor(readonly o: TargetOptions) {}
+  constructor(readonly options: TargetOptions) {}
 
   get requestCount(): number {
     let n = 0;
@@ -157,15 +157,15 @@ export class Target {
 
   labelOf(key: string | null | undefined): string {
     if (key === null) return "none";
-    return this.o.labels.get(key ?? this.o.apiKey) ?? "given";
+    return this.options.labels.get(key ?? this.options.apiKey) ?? "given";
   }
 
   /** Resolves a link the server gave (absolute or relative) to a path on the target. */
   pathOf(link: string): string | undefined {
     try {
-      const u = new URL(link, this.o.baseUrl);
-      const base = new URL(this.o.baseUrl);
-      const via = this.o.viaUrl ? new URL(this.o.viaUrl) : undefined;
+      const u = new URL(link, this.options.baseUrl);
+      const base = new URL(this.options.baseUrl);
+      const via = this.options.viaUrl ? new URL(this.options.viaUrl) : undefined;
       const sameHost = (a: URL, b: URL) => a.protocol === b.protocol && a.port === b.port && (a.hostname === b.hostname || (isLoopback(a.hostname) && isLoopback(b.hostname)));
       if (!sameHost(u, base) && !(via && sameHost(u, via))) return undefined;
       return u.pathname + u.search;
@@ -175,28 +175,28 @@ export class Target {
   }
 
   async #throttle(label: string): Promise<void> {
-    const w = this.o.judge.seen.windows.get(label);
+    const w = this.options.judge.seen.windows.get(label);
     // A static mock's RateLimit headers are examples, not a window.
-    if (!w || this.o.staticMock) return;
+    if (!w || this.options.staticMock) return;
     const elapsed = (Date.now() - w.at) / 1000 + (this.elapsedSeconds - w.elapsed);
-    if (w.remaining > this.o.reserve || elapsed >= w.reset) return;
+    if (w.remaining > this.options.reserve || elapsed >= w.reset) return;
     const seconds = Math.max(1, Math.ceil(w.reset - elapsed));
     await this.#spendWait(seconds, `the ${w.policy} window has ${w.remaining} requests left`);
-    this.o.judge.seen.windows.delete(label);
+    this.options.judge.seen.windows.delete(label);
   }
 
   async #spendWait(seconds: number, why: string): Promise<void> {
-    if (this.waitedSeconds + seconds > this.o.maxWaitSeconds) {
-      throw new QuotaStop(`stopped to spare the caller's quota: ${why} and waiting ${seconds} s more would pass --max-wait ${this.o.maxWaitSeconds} s`);
+    if (this.waitedSeconds + seconds > this.options.maxWaitSeconds) {
+      throw new QuotaStop(`stopped to spare the caller's quota: ${why} and waiting ${seconds} s more would pass --max-wait ${this.options.maxWaitSeconds} s`);
     }
     this.waitedSeconds += seconds;
-    const said = this.waiting(`${seconds} s for a rate window: ${why} (${this.waitedSeconds} s of --max-wait ${this.o.maxWaitSeconds} s)`, seconds, this.elapse(seconds));
-    if (!this.#long(seconds)) this.o.log?.(`  waiting ${seconds} s: ${why}`);
+    const said = this.waiting(`${seconds} s for a rate window: ${why} (${this.waitedSeconds} s of --max-wait ${this.options.maxWaitSeconds} s)`, seconds, this.elapse(seconds));
+    if (!this.#long(seconds)) this.options.log?.(`  waiting ${seconds} s: ${why}`);
     await said;
   }
 
   #long(seconds: number): boolean {
-    return this.o.progress !== undefined && seconds >= LONG_WAIT;
+    return this.options.progress !== undefined && seconds >= LONG_WAIT;
   }
 
   /**
@@ -206,8 +206,8 @@ export class Target {
   async waiting<T>(what: string, seconds: number, work: Promise<T>): Promise<T> {
     if (!this.#long(seconds)) return work;
     const started = Date.now();
-    this.o.progress!(`waiting ${what}`);
-    const tick = setInterval(() => this.o.progress!(`  still waiting (${Math.round((Date.now() - started) / 1000)} s of up to ${seconds} s)`), WAIT_TICK * 1000);
+    this.options.progress!(`waiting ${what}`);
+    const tick = setInterval(() => this.options.progress!(`  still waiting (${Math.round((Date.now() - started) / 1000)} s of up to ${seconds} s)`), WAIT_TICK * 1000);
     try {
       return await work;
     } finally {
@@ -218,7 +218,7 @@ export class Target {
   /** Lets `seconds` pass on the target (sleeping, or moving a clock the caller controls). */
   async elapse(seconds: number): Promise<void> {
     this.elapsedSeconds += seconds;
-    await this.o.wait(seconds);
+    await this.options.wait(seconds);
   }
 
   #count(label: string): void {
@@ -227,7 +227,7 @@ export class Target {
 
   #headers(spec: { key?: string | null; authorization?: string; headers?: Record<string, string>; requestId?: string | false }): { headers: Record<string, string>; sent?: string } {
     const headers: Record<string, string> = {};
-    const key = spec.key === undefined ? this.o.apiKey : spec.key;
+    const key = spec.key === undefined ? this.options.apiKey : spec.key;
     if (spec.authorization !== undefined) headers.authorization = spec.authorization;
     else if (key !== null) headers.authorization = `Bearer ${key}`;
     let sent: string | undefined;
@@ -241,7 +241,7 @@ export class Target {
 
   async request(spec: RequestSpec): Promise<Exchange> {
     const first = await this.#once(spec);
-    if (first.status === 429 && errorCodeOf(first.json) === "rate_limited" && !spec.noRetry && !this.o.staticMock) {
+    if (first.status === 429 && errorCodeOf(first.json) === "rate_limited" && !spec.noRetry && !this.options.staticMock) {
       const retry = Number(first.headers.get("retry-after"));
       await this.#spendWait(Number.isFinite(retry) && retry >= 0 ? Math.max(1, Math.ceil(retry)) : 5, `the server answered 429 rate_limited`);
       return this.#once(spec);
@@ -261,28 +261,28 @@ export class Target {
       body = JSON.stringify(spec.json);
       headers["content-type"] ??= "application/json";
     }
-    const url = spec.url ?? (spec.direct ? this.o.baseUrl : (this.o.viaUrl ?? this.o.baseUrl)) + spec.path;
+    const url = spec.url ?? (spec.direct ? this.options.baseUrl : (this.options.viaUrl ?? this.options.baseUrl)) + spec.path;
     const described = `${method} ${spec.path}`;
     const started = Date.now();
     const sentBody = spec.bytes ?? (typeof body === "string" ? body : undefined);
     // Reproduced at the server's own address, not through a proxy the suite put in front.
-    const request: SentRequest = { method, url: spec.url ?? this.o.baseUrl + spec.path, headers, ...(spec.lines ? { lines: spec.lines } : {}), ...(sentBody !== undefined ? { body: sentBody } : {}) };
-    this.o.masker.learn(request);
+    const request: SentRequest = { method, url: spec.url ?? this.options.baseUrl + spec.path, headers, ...(spec.lines ? { lines: spec.lines } : {}), ...(sentBody !== undefined ? { body: sentBody } : {}) };
+    this.options.masker.learn(request);
     if (spec.lines) {
       this.#count(label);
       let answer: { status: number; headers: Headers; text: string };
       try {
-        answer = await sendLines(request, this.o.requestTimeoutMs, this.o.maxAnswerBytes);
+        answer = await sendLines(request, this.options.requestTimeoutMs, this.options.maxAnswerBytes);
       } catch (error) {
         if (error === TOO_LARGE) {
           this.#heard();
-          throw new AnswerTooLarge(described, this.o.maxAnswerBytes, request, spec.rule);
+          throw new AnswerTooLarge(described, this.options.maxAnswerBytes, request, spec.rule);
         }
         throw this.#unanswered(described, error, request, /timed out after/.test(String((error as Error)?.message)), true, spec.rule);
       }
       this.#heard();
       const ex = this.#exchange(method, spec.path, answer.status, answer.headers, answer.text, label, sent, request, started);
-      this.o.log?.(`  ${described} (${spec.lines.length} repeated header lines) -> ${answer.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
+      this.options.log?.(`  ${described} (${spec.lines.length} repeated header lines) -> ${answer.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
       if (!spec.bare) this.#judge(ex, spec.rule, headers["accept-language"]);
       return ex;
     }
@@ -294,12 +294,12 @@ export class Target {
     for (let attempt = 0; !res; attempt++) {
       this.#count(label);
       const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.o.requestTimeoutMs} ms`)), this.o.requestTimeoutMs);
+      const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.options.requestTimeoutMs} ms`)), this.options.requestTimeoutMs);
       try {
         const answer = await fetch(url, { method, headers, body, redirect: "manual", signal: controller.signal });
         if (spec.headersOnly && answer.ok) await answer.body?.cancel().catch(() => undefined);
         else {
-          const read = await readCapped(answer, this.o.maxAnswerBytes);
+          const read = await readCapped(answer, this.options.maxAnswerBytes);
           if (!spec.binary) text = new TextDecoder().decode(read);
           else {
             bytes = read;
@@ -310,10 +310,10 @@ export class Target {
       } catch (error) {
         if (error === TOO_LARGE) {
           this.#heard();
-          throw new AnswerTooLarge(described, this.o.maxAnswerBytes, request, spec.rule);
+          throw new AnswerTooLarge(described, this.options.maxAnswerBytes, request, spec.rule);
         }
         if (attempt > 0 || controller.signal.aborted || unreachableCause(error)) throw this.#unanswered(described, error, request, controller.signal.aborted, spec.url === undefined, spec.rule);
-        this.o.log?.(`  ${described}: connection lost before an answer, sending again`);
+        this.options.log?.(`  ${described}: connection lost before an answer, sending again`);
       } finally {
         clearTimeout(timer);
       }
@@ -321,7 +321,7 @@ export class Target {
     this.#heard();
     const ex = this.#exchange(method, spec.path, res.status, res.headers, text, label, sent, request, started);
     if (bytes) ex.bytes = bytes;
-    this.o.log?.(`  ${described} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
+    this.options.log?.(`  ${described} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
     if (!spec.bare) this.#judge(ex, spec.rule, headers["accept-language"]);
     return ex;
   }
@@ -342,7 +342,7 @@ export class Target {
     const cause = toTarget ? unreachableCause(error) : undefined;
     if (cause) return new ServerUnreachable(`${origin} cannot be reached: ${cause}`);
     if (timedOut && ++this.#silent >= SILENT_LIMIT) {
-      return new ServerSilent(`${origin} stopped answering: ${this.#silent} requests in a row got no answer within ${this.o.requestTimeoutMs} ms (--timeout), the last ${described}`);
+      return new ServerSilent(`${origin} stopped answering: ${this.#silent} requests in a row got no answer within ${this.options.requestTimeoutMs} ms (--timeout), the last ${described}`);
     }
     return new NoAnswer(described, error, sent, rule);
   }
@@ -361,7 +361,7 @@ export class Target {
     const bodyId = (json as { error?: { request_id?: unknown } } | undefined)?.error?.request_id;
     const requestId = echoed ?? (typeof bodyId === "string" ? bodyId : undefined) ?? sent;
     const record: ExchangeRecord = { sent: request, status, headers: [...headers], text, startedAt: new Date(started).toISOString(), ms: Date.now() - started };
-    this.o.masker.learn(request, { headers: record.headers, json });
+    this.options.masker.learn(request, { headers: record.headers, json });
     return {
       method,
       path,
@@ -385,7 +385,7 @@ export class Target {
   /** Hands an answer to the judge (and notes what a `prism proxy` in front said of it). */
   #judge(ex: Exchange, rule: string, acceptLanguage?: string): void {
     this.#prismFindings(ex);
-    this.o.judge.answer(ex, { rule, acceptLanguage, elapsedSeconds: this.elapsedSeconds });
+    this.options.judge.answer(ex, { rule, acceptLanguage, elapsedSeconds: this.elapsedSeconds });
   }
 
   #prismFindings(ex: Exchange): void {
@@ -419,17 +419,17 @@ export class Target {
     headers.accept = "text/event-stream";
     if (spec.lastEventId !== undefined) headers["last-event-id"] = spec.lastEventId;
     const path = `/v1/events${spec.query ?? ""}`;
-    this.o.masker.learn({ method: "GET", url: this.o.baseUrl + path, headers });
+    this.options.masker.learn({ method: "GET", url: this.options.baseUrl + path, headers });
     const started = Date.now();
     this.#count(label);
     const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.o.requestTimeoutMs} ms`)), this.o.requestTimeoutMs);
+    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.options.requestTimeoutMs} ms`)), this.options.requestTimeoutMs);
     let res: Response;
     try {
-      res = await fetch(this.o.baseUrl + path, { headers, signal: controller.signal });
+      res = await fetch(this.options.baseUrl + path, { headers, signal: controller.signal });
     } catch (error) {
       clearTimeout(timer);
-      throw this.#unanswered(`GET ${path}`, error, { method: "GET", url: this.o.baseUrl + path, headers }, controller.signal.aborted, true, spec.rule);
+      throw this.#unanswered(`GET ${path}`, error, { method: "GET", url: this.options.baseUrl + path, headers }, controller.signal.aborted, true, spec.rule);
     }
     clearTimeout(timer);
     this.#heard();
@@ -437,23 +437,23 @@ export class Target {
     let text = "";
     if (!isStream) {
       try {
-        text = new TextDecoder().decode(await readCapped(res, this.o.maxAnswerBytes));
+        text = new TextDecoder().decode(await readCapped(res, this.options.maxAnswerBytes));
       } catch (error) {
-        if (error === TOO_LARGE) throw new AnswerTooLarge(`GET ${path}`, this.o.maxAnswerBytes, { method: "GET", url: this.o.baseUrl + path, headers }, spec.rule);
+        if (error === TOO_LARGE) throw new AnswerTooLarge(`GET ${path}`, this.options.maxAnswerBytes, { method: "GET", url: this.options.baseUrl + path, headers }, spec.rule);
       }
     }
-    const ex = this.#exchange("GET", path, res.status, res.headers, text, label, sent, { method: "GET", url: this.o.baseUrl + path, headers }, started);
-    this.o.log?.(`  GET ${path} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}${isStream ? " (stream)" : ""}`);
+    const ex = this.#exchange("GET", path, res.status, res.headers, text, label, sent, { method: "GET", url: this.options.baseUrl + path, headers }, started);
+    this.options.log?.(`  GET ${path} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}${isStream ? " (stream)" : ""}`);
     this.#judge(ex, spec.rule);
     if (!isStream) return { exchange: ex };
     const checking: StreamHooks = {
       onFrame: (frame, s) => {
-        this.o.judge.frame(frame, ex);
+        this.options.judge.frame(frame, ex);
         hooks.onFrame?.(frame, s);
       },
-      onOverflow: (bytes) => this.o.judge.overflow(ex, spec.rule, `GET ${path}: a frame too large: more than ${bytes} bytes without a frame's end (--max-answer-bytes); the stream was closed`),
+      onOverflow: (bytes) => this.options.judge.overflow(ex, spec.rule, `GET ${path}: a frame too large: more than ${bytes} bytes without a frame's end (--max-answer-bytes); the stream was closed`),
     };
-    const stream = new EventStream(res, controller, ex, checking, () => this.openStreams.delete(stream), this.o.maxAnswerBytes);
+    const stream = new EventStream(res, controller, ex, checking, () => this.openStreams.delete(stream), this.options.maxAnswerBytes);
     this.openStreams.add(stream);
     return { stream, exchange: ex };
   }

@@ -169,8 +169,9 @@ export function keyVariable(role: string): string {
 /** Bytes of one answer the suite reads at most by default. */
 export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
 
-export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | "maxWaitSeconds" | "settleSeconds" | "requestTimeoutMs" | "maxAnswerBytes">> {
-  o: ConformanceOptions;
+/** What a run was given (`options`) and what follows from it: defaults filled in, the seed chosen, what the flags allow. */
+export interface RunSettings extends Required<Pick<ConformanceOptions, "reserve" | "maxWaitSeconds" | "settleSeconds" | "requestTimeoutMs" | "maxAnswerBytes">> {
+  options: ConformanceOptions;
   baseUrl: string;
   writes: boolean;
   spend: boolean;
@@ -179,7 +180,7 @@ export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | 
   generate?: { perOperation: number; seed: number; operations?: string[] };
 }
 
-export function resolve(o: ConformanceOptions): Resolved {
+export function resolve(o: ConformanceOptions): RunSettings {
   if (o.generate && !(Number.isInteger(o.generate.perOperation) && o.generate.perOperation > 0)) throw new RangeError(`generate.perOperation is a number of requests per operation, a positive integer; got ${o.generate.perOperation}`);
   if (o.generate?.seed !== undefined && !Number.isSafeInteger(o.generate.seed)) throw new RangeError(`generate.seed is an integer; got ${o.generate.seed}`);
   const unknown = o.only ? unknownRules(o.only) : undefined;
@@ -189,7 +190,7 @@ export function resolve(o: ConformanceOptions): Resolved {
     throw new RangeError(`minCoverage is a percentage of the seed rules, 0 to 100; got ${o.minCoverage}`);
   }
   return {
-    o,
+    options: o,
     baseUrl: o.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, ""),
     writes: Boolean(o.allowWrites || o.allowSpend),
     spend: Boolean(o.allowSpend),

@@ -1,5 +1,5 @@
 // Runs the checks in order against one server and gathers the report.
-import { Ctx, type Check } from "./context.ts";
+import { CheckContext, type Check } from "./context.ts";
 import { Target } from "./http.ts";
 import { KeyRefused, NoAnswer, RunStop, ServerGone } from "./stops.ts";
 import { onlyMatches, resolve, type ConformanceOptions } from "./options.ts";
@@ -166,7 +166,7 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
     log: options.log,
     progress: options.advance ? undefined : options.progress,
   });
-  const ctx = new Ctx(r, target, results, judge.seen);
+  const ctx = new CheckContext(r, target, results, judge.seen);
   const started = Date.now();
   const errors: Report["errors"] = [];
   let stopped: string | undefined;

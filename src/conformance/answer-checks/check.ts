@@ -55,7 +55,7 @@ export interface AnswerContext {
 export interface AnswerCheck {
   name: string;
   /**
-   * The rules it charges (those of the contract's locations aside: classify.ts names them),
+   * The rules it charges (those of the contract's locations aside: broken-rule.ts names them),
    * for the bookkeeping that every seed rule has a check.
    */
   rules: readonly string[];

@@ -4,7 +4,7 @@
 // as missing. A `/v1` answer the contract declares no response for is held to the headers
 // every `/v1` answer carries.
 import { checkAnswer, responseFor, type JsonObject, type Operation } from "../../contract/index.ts";
-import { bodyRuleOf, classify, isCollection, isUnrouted, notRouted, PAGED_OPS, RECORD_OPS } from "../classify.ts";
+import { bodyRuleOf, ruleBroken, isCollection, isUnrouted, notRouted, PAGED_OPS, RECORD_OPS } from "../broken-rule.ts";
 import type { Exchange } from "../http.ts";
 import { broke, held, isV1, type AnswerCheck, type Finding } from "./check.ts";
 
@@ -19,7 +19,7 @@ export const matchesContract: AnswerCheck = {
       // A route the server lacks is reported once, as such (EP-4), not as an undeclared
       // status of whichever rule's request met it.
       if (unrouted && /^status \d+ is not declared/.test(v.message)) continue;
-      out.push(broke(classify(ex.operation, ex.status, v, ex.json, context.rule), v.message));
+      out.push(broke(ruleBroken(ex.operation, ex.status, v, ex.json, context.rule), v.message));
     }
     if (unrouted) out.push(broke("EP-4", notRouted(ex.operation, ex)));
     const op = ex.operation.operationId;
@@ -45,7 +45,7 @@ export const v1Headers: AnswerCheck = {
     if (!ex.operation || !responseFor(ex.operation, ex.status)) {
       const general = generalAnswerOf(ex);
       for (const v of checkAnswer(general, { status: ex.status, headers: ex.headers, body: "" })) {
-        if (v.message.startsWith("header ")) out.push(broke(classify(general, ex.status, v, ex.json, context.rule), v.message));
+        if (v.message.startsWith("header ")) out.push(broke(ruleBroken(general, ex.status, v, ex.json, context.rule), v.message));
       }
     }
     const listModels = ex.operation?.operationId === "listModels" && (ex.status === 200 || ex.status === 304);

@@ -3,7 +3,7 @@
 // any of its texts, an English `message`, Russian `user_message` only on request, and the
 // caller's request id repeated.
 import { errorCodes, responseFor, schemaValidator, statusOf } from "../../contract/index.ts";
-import { envelopeRule } from "../classify.ts";
+import { envelopeRule } from "../broken-rule.ts";
 import type { Exchange } from "../http.ts";
 import { broke, held, isEnvelopeFailure, type AnswerCheck, type Finding } from "./check.ts";
 

@@ -5,7 +5,7 @@
 // and its remainder counting down within a window. The window each credential last saw is kept
 // for the next answer's countdown and for the suite's own throttling (http.ts).
 import { parseList, Token, type Item } from "structured-headers";
-import { errorCodeOf } from "../classify.ts";
+import { errorCodeOf } from "../describe.ts";
 import { broke, held, isV1, type AnswerCheck, type Finding } from "./check.ts";
 
 type Pair =

@@ -2,8 +2,8 @@
 // idempotent replay, refusals of a submit, the creation event and every status change
 // on the stream, resume with Last-Event-ID (no loss, no repeat), a new stream that does
 // not replay history, newest-first order. Uses the cheapest body the server priced.
-import { errorCodeOf } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import { answered, shown } from "../describe.ts";
 import type { EventStream, Frame } from "../sse.ts";
@@ -25,24 +25,24 @@ function framesOf(s: EventStream, id: string): Frame[] {
   return s.frames.filter((f) => f.event === "generation.status_changed" && f.data?.id === id);
 }
 
-async function balance(c: Ctx, rule: string): Promise<number | undefined> {
+async function balance(c: CheckContext, rule: string): Promise<number | undefined> {
   const me = await c.get("/v1/me", rule);
   const v = me.json?.credits?.main_cc;
   return typeof v === "number" ? v : undefined;
 }
 
 /** Waits (moving the clock when the caller controls it) until every id has a final status on the stream. */
-async function settle(c: Ctx, s: EventStream, ids: string[]): Promise<boolean> {
+async function settle(c: CheckContext, s: EventStream, ids: string[]): Promise<boolean> {
   const done = () => ids.every((id) => framesOf(s, id).some((f) => FINAL.has(f.data?.status)));
-  if (c.r.o.advance) {
-    for (let t = 0; t <= c.r.settleSeconds; t += STEP_SECONDS) {
+  if (c.settings.options.advance) {
+    for (let t = 0; t <= c.settings.settleSeconds; t += STEP_SECONDS) {
       if (await s.until(done, 50)) return true;
       await c.wait(STEP_SECONDS);
     }
     return s.until(done, 200);
   }
   if (done()) return true;
-  return c.t.waiting(`up to ${c.r.settleSeconds} s for ${ids.length} generation(s) to finish on the event stream (--settle-seconds)`, c.r.settleSeconds, s.until(done, c.r.settleSeconds * 1000));
+  return c.target.waiting(`up to ${c.settings.settleSeconds} s for ${ids.length} generation(s) to finish on the event stream (--settle-seconds)`, c.settings.settleSeconds, s.until(done, c.settings.settleSeconds * 1000));
 }
 
 export const spend: Check = {
@@ -55,7 +55,7 @@ export const spend: Check = {
       c.skip(RULES, "no body the server prices (a minimal video or image submit): nothing to submit");
       return;
     }
-    const opened = await c.t.openStream({ rule: "EVT-11" }, {});
+    const opened = await c.target.openStream({ rule: "EVT-11" }, {});
     const s = opened.stream;
     try {
       await run(c, cheapest.body, s);
@@ -65,7 +65,7 @@ export const spend: Check = {
   },
 };
 
-async function run(c: Ctx, base: Record<string, unknown>, s: EventStream | undefined): Promise<void> {
+async function run(c: CheckContext, base: Record<string, unknown>, s: EventStream | undefined): Promise<void> {
   const body: Record<string, unknown> = { ...base, prompt: `${String(base.prompt ?? "")} (${randomToken()})` };
   const k1 = key();
   const submit = (b: unknown, k: string | undefined, rule: string) =>
@@ -82,7 +82,7 @@ async function run(c: Ctx, base: Record<string, unknown>, s: EventStream | undef
   const a = first.json as Record<string, any>;
   c.shared.created.push(a);
   const location = first.headers.get("location");
-  const locPath = location ? c.t.pathOf(location) : undefined;
+  const locPath = location ? c.target.pathOf(location) : undefined;
   if (c.expect(locPath === `/v1/generations/${a.id}` || locPath === `/v1/generations/${encodeURIComponent(a.id)}`, "SUB-1", `Location ${JSON.stringify(location)} does not point at GET /v1/generations/${a.id}`, first)) {
     const read = await c.get(locPath!, "ST-1");
     c.expect(read.status === 200 && read.json?.id === a.id, "ST-1", `the new row does not read back at its Location: ${read.status}`, read);
@@ -99,10 +99,10 @@ async function run(c: Ctx, base: Record<string, unknown>, s: EventStream | undef
 
   // Refused before anything is created.
   const noKey = await submit(body, undefined, "SUB-0");
-  c.t.deliberate(noKey);
+  c.target.deliberate(noKey);
   c.refusal(noKey, "invalid_request", "SUB-0", "a submit without Idempotency-Key");
   const unknown = await submit({ ...body, conformance_unknown_field: true }, key(), "SUB-0");
-  c.t.deliberate(unknown);
+  c.target.deliberate(unknown);
   if (c.refusal(unknown, "invalid_request", "SUB-0", "a submit with an unknown field")) {
     const d = unknown.json?.error?.details;
     c.expect(Array.isArray(d) && d.some((x: any) => x.field === "conformance_unknown_field" && x.reason === "unknown_field"), "SUB-0", `details do not name the unknown field: ${JSON.stringify(d)}`, unknown);
@@ -147,7 +147,7 @@ async function run(c: Ctx, base: Record<string, unknown>, s: EventStream | undef
   }
   const ids = [a.id, ...(b ? [b.id] : [])];
   if (!(await settle(c, s, ids))) {
-    c.skip(["EVT-4", "EVT-9", "EVT-11", "SUB-2"], `the generations did not reach a final status on the stream within ${c.r.settleSeconds} s`);
+    c.skip(["EVT-4", "EVT-9", "EVT-11", "SUB-2"], `the generations did not reach a final status on the stream within ${c.settings.settleSeconds} s`);
     c.expect(framesOf(s, a.id).length > 0, "ST-1", `no event for the creation of ${a.id}`, s.opened);
     return;
   }
@@ -171,7 +171,7 @@ async function run(c: Ctx, base: Record<string, unknown>, s: EventStream | undef
 }
 
 /** One bound per published variant, refused with a detail naming the field. */
-async function bounds(c: Ctx, base: Record<string, unknown>): Promise<void> {
+async function bounds(c: CheckContext, base: Record<string, unknown>): Promise<void> {
   const variants: [string, string][] = [["video", "SUB-V"], ["image", "SUB-I"], ["upscale", "SUB-U"]];
   for (const [type, rule] of variants) {
     const model = c.shared.models.find((m) => m.type === type);
@@ -185,7 +185,7 @@ async function bounds(c: Ctx, base: Record<string, unknown>): Promise<void> {
       : { type, model: model.id, prompt: String(base.prompt ?? "") };
     body[over.field] = over.value;
     const ex = await c.post("/v1/generations", body, rule, { headers: { "idempotency-key": key() } });
-    c.t.deliberate(ex);
+    c.target.deliberate(ex);
     if (c.refusal(ex, "invalid_request", "SUB-6", `a ${type} submit with ${over.field} out of bounds`)) {
       const d = ex.json?.error?.details;
       const named = Array.isArray(d) && d.some((x: any) => x.field === over.field && x.reason === "out_of_range");
@@ -195,7 +195,7 @@ async function bounds(c: Ctx, base: Record<string, unknown>): Promise<void> {
   c.skip(["SUB-3D"], "the 3D variant's type value is not shown in the seed");
 }
 
-async function streamChecks(c: Ctx, s: EventStream, a: Record<string, any>, first: Exchange): Promise<void> {
+async function streamChecks(c: CheckContext, s: EventStream, a: Record<string, any>, first: Exchange): Promise<void> {
   const mine = framesOf(s, a.id);
   // The creation is an event; its status is the record's first.
   c.expect(mine.length > 0 && mine[0]!.data?.status === a.status, "ST-1", `the first event of ${a.id} is ${JSON.stringify(mine[0]?.data?.status)}; the submit answered ${a.status} (the creation is an event)`, first);
@@ -217,7 +217,7 @@ async function streamChecks(c: Ctx, s: EventStream, a: Record<string, any>, firs
   const all = s.frames.filter((f) => f.id !== undefined);
   const from = mine[0]!;
   const expected = s.after(from.id).filter((f) => f.id !== undefined).map((f) => f.id!);
-  const resumed = await c.t.openStream({ rule: "EVT-9", lastEventId: from.id }, {});
+  const resumed = await c.target.openStream({ rule: "EVT-9", lastEventId: from.id }, {});
   if (!resumed.stream) {
     c.fail("EVT-9", `resuming with Last-Event-ID answered ${resumed.exchange.status}`, resumed.exchange);
   } else {
@@ -238,7 +238,7 @@ async function streamChecks(c: Ctx, s: EventStream, a: Record<string, any>, firs
   }
 
   // A new connection without Last-Event-ID starts now: nothing earlier comes.
-  const fresh = await c.t.openStream({ rule: "EVT-4" }, {});
+  const fresh = await c.target.openStream({ rule: "EVT-4" }, {});
   if (fresh.stream) {
     await fresh.stream.until(() => false, QUIET_MS);
     fresh.stream.close();

@@ -7,7 +7,8 @@
 // one that changes nothing even if it were served: reads with this account's ids, writes
 // with an empty body and ids nobody has.
 import { operations, type Operation } from "../../contract/index.ts";
-import { errorCodeOf, isUnrouted, operationLabel } from "../classify.ts";
+import { isUnrouted } from "../broken-rule.ts";
+import { errorCodeOf, operationLabel } from "../describe.ts";
 import { concrete } from "../checks/basics.ts";
 import { fakeIds } from "../checks/generations.ts";
 import { scopedToken } from "../checks/oauth.ts";
@@ -46,7 +47,7 @@ async function credentials(w: Walk): Promise<{ list: Credential[]; token?: { rev
   const list: Credential[] = [];
   const readOnly = c.role("read-only");
   if (readOnly) list.push({ label: "read-only", secret: readOnly, oauth: false });
-  (c.r.o.scopedKeys ?? []).forEach((secret, i) => list.push({ label: `scoped-${i + 1}`, secret, oauth: false }));
+  (c.settings.options.scopedKeys ?? []).forEach((secret, i) => list.push({ label: `scoped-${i + 1}`, secret, oauth: false }));
   const token = await scopedToken(c, TOKEN_SCOPE);
   if (token) list.push({ label: token.label, secret: token.token, oauth: true });
   return { list, ...(token ? { token } : {}) };
@@ -85,7 +86,7 @@ export async function scopeSweep(w: Walk): Promise<void> {
 async function send(route: Sequence, op: Operation, cred: Credential, w: Walk): Promise<Exchange> {
   const step = `${op.operationId} with ${cred.label}`;
   if (op.operationId === "streamGenerationEvents") {
-    const opened = await w.c.t.openStream({ key: cred.secret, label: cred.label, rule: "AUTH-6" }, {});
+    const opened = await w.c.target.openStream({ key: cred.secret, label: cred.label, rule: "AUTH-6" }, {});
     opened.stream?.close();
     route.record(step, opened.exchange);
     return opened.exchange;
