@@ -56,6 +56,8 @@ export function unreachableCause(error: unknown): string | undefined {
   if (e instanceof AggregateError && e.errors.length > 0) e = e.errors[0];
   const code = (e as { code?: unknown })?.code;
   const message = e instanceof Error ? e.message : String(e);
+  // fetch will not connect to a port kept for another protocol (9, 25, 6000, ...).
+  if (message === "bad port") return "fetch does not connect to this port, one kept for another protocol (bad port): use another";
   if (typeof code !== "string") return undefined;
   switch (code) {
     case "ECONNREFUSED":

@@ -30,6 +30,7 @@ describe("a server the suite cannot reach", () => {
     expect(unreachableCause(new TypeError("fetch failed", { cause: coded("ECONNREFUSED") }))).toBe("the connection was refused: nothing listens there (ECONNREFUSED)");
     expect(unreachableCause(new TypeError("fetch failed", { cause: new AggregateError([coded("ECONNREFUSED"), coded("ECONNREFUSED")]) }))).toMatch(/ECONNREFUSED/);
     expect(unreachableCause(coded("CERT_HAS_EXPIRED", "certificate has expired"))).toBe("TLS failed: certificate has expired (CERT_HAS_EXPIRED)");
+    expect(unreachableCause(new TypeError("fetch failed", { cause: new Error("bad port") }))).toMatch(/^fetch does not connect to this port/);
     expect(unreachableCause(coded("ECONNRESET"))).toBeUndefined(); // a connection lost: sent again, not a stop
     expect(unreachableCause(new Error("timed out after 30000 ms"))).toBeUndefined();
   });
