@@ -274,10 +274,7 @@ export class Target {
       try {
         answer = await sendLines(request, this.options.requestTimeoutMs, this.options.maxAnswerBytes);
       } catch (error) {
-        if (error === TOO_LARGE) {
-          this.#heard();
-          throw new AnswerTooLarge(described, this.options.maxAnswerBytes, request, spec.rule);
-        }
+        if (error === TOO_LARGE) throw this.#tooLarge(described, request, spec.rule);
         throw this.#unanswered(described, error, request, /timed out after/.test(String((error as Error)?.message)), true, spec.rule);
       }
       this.#heard();
@@ -308,10 +305,7 @@ export class Target {
         }
         res = answer;
       } catch (error) {
-        if (error === TOO_LARGE) {
-          this.#heard();
-          throw new AnswerTooLarge(described, this.options.maxAnswerBytes, request, spec.rule);
-        }
+        if (error === TOO_LARGE) throw this.#tooLarge(described, request, spec.rule);
         if (attempt > 0 || controller.signal.aborted || unreachableCause(error)) throw this.#unanswered(described, error, request, controller.signal.aborted, spec.url === undefined, spec.rule);
         this.options.log?.(`  ${described}: connection lost before an answer, sending again`);
       } finally {
@@ -324,6 +318,12 @@ export class Target {
     this.options.log?.(`  ${described} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
     if (!spec.bare) this.#judge(ex, spec.rule, headers["accept-language"]);
     return ex;
+  }
+
+  /** An answer came, larger than the suite reads: a finding of the request's rule. */
+  #tooLarge(described: string, sent: SentRequest, rule: string): AnswerTooLarge {
+    this.#heard();
+    return new AnswerTooLarge(described, this.options.maxAnswerBytes, sent, rule);
   }
 
   /** An answer came: the server is there. */
@@ -439,7 +439,7 @@ export class Target {
       try {
         text = new TextDecoder().decode(await readCapped(res, this.options.maxAnswerBytes));
       } catch (error) {
-        if (error === TOO_LARGE) throw new AnswerTooLarge(`GET ${path}`, this.options.maxAnswerBytes, { method: "GET", url: this.options.baseUrl + path, headers }, spec.rule);
+        if (error === TOO_LARGE) throw this.#tooLarge(`GET ${path}`, { method: "GET", url: this.options.baseUrl + path, headers }, spec.rule);
       }
     }
     const ex = this.#exchange("GET", path, res.status, res.headers, text, label, sent, { method: "GET", url: this.options.baseUrl + path, headers }, started);
