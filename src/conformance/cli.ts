@@ -5,74 +5,21 @@
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/index.ts";
-import { KEY_ROLES, keyVariable, scopedKeyVariable, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
+import { SUITE_REDIRECT_URI, type ConformanceOptions } from "./options.ts";
 import { startPrism, type RunningPrism } from "./prism.ts";
 import { simulatorScopedKeys } from "./simulator-keys.ts";
 import { simulatorControl } from "./server-control.ts";
 import { renderHar } from "./har.ts";
 import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
-import { coverageFloor, generateOption, num, Usage, withGenerateValue } from "./cli-options.ts";
+import { ServerGone } from "./stops.ts";
+import { generateOption, parseArgsOptions, readRequest, secretsOf, usageOf, Usage, withGenerateValue } from "./cli-options.ts";
+import { Masker, type Secret } from "./secrets.ts";
 
 /** How the command is started (for the usage text). */
 export interface ConformanceCommand {
   /** The command as the user types it, e.g. `npm run conformance --` or `generation-hub conformance`. */
   program: string;
-}
-
-const HELP = `Usage: PROGRAM [options]
-
-Runs the conformance suite against a server and prints one row per seed rule
-(docs/seed-rules.yaml): pass, fail (with the request id and the reason) or n/a.
-Without --base-url it starts the simulator and uses its demo keys.
-
-  --base-url URL          server address (no /v1)                       HUB_BASE_URL
-  --api-key KEY           main API key (every scope)                    HUB_API_KEY
-  --other-api-key KEY     a key of a second account (cross-account)     HUB_OTHER_API_KEY
-  --key ROLE=KEY          an extra key for one refusal (repeatable)     HUB_KEY_<ROLE>
-                          roles: ${Object.keys(KEY_ROLES).join(", ")}
-  --scoped-key KEY        a key of the main account with fewer scopes   HUB_SCOPED_KEY_1, _2, ...
-                          (repeatable): every route needing a scope it lacks
-                          must answer 403 insufficient_scope
-  --allow-writes          allow requests that change state (no credits) HUB_ALLOW_WRITES=1
-  --allow-spend           allow submits that cost credits (and writes)  HUB_ALLOW_SPEND=1
-  --session-cookie VALUE  a site session: the Cookie header value       HUB_SESSION_COOKIE
-  --origin ORIGIN         an Origin the server allows for that session  HUB_SESSION_ORIGIN
-  --oauth-token TOKEN     an OAuth access token of a user               HUB_OAUTH_TOKEN
-  --oauth-auto-consent    declare that the server consents at once at   HUB_OAUTH_AUTO_CONSENT=1
-                          /oauth/authorize (a test deployment): run the code flow
-  --oauth-client-id ID    a public client to use in the code flow       HUB_OAUTH_CLIENT_ID
-  --oauth-redirect-uri U  its redirect address                          HUB_OAUTH_REDIRECT_URI
-                          (default for the suite's own clients: ${SUITE_REDIRECT_URI})
-  --oauth-client-document URL  an https address where a client ID       HUB_OAUTH_CLIENT_DOCUMENT
-                          metadata document listing the redirect address is published
-  --prism                 also send every request through prism proxy and report its violations
-  --static-mock           the target is a static mock: only checks a mock can meet
-  --prism-mock            start prism mock on the document and run against it (implies --static-mock)
-  --generate[=N]          also send N generated requests per operation (default 100):
-                          valid inputs at every edge of the contract's schemas and inputs
-                          with one fault each, judged by the seed's rules, findings shrunk
-  --seed INT              the seed of the generated requests (the same seed sends the same
-                          requests; default a random one, printed)
-  --operations IDS        generate for these operationIds only (comma-separated)
-  --only IDS              comma-separated rule ids or prefixes (e.g. PAGE,EVT-9)
-  --min-coverage PERCENT  fail the run when fewer seed rules than that were exercised
-  --json                  print the report as JSON instead of the table
-  --junit FILE            also write a JUnit XML report
-  --har FILE              also write the exchanges failures cite as a HAR 1.2 file (secrets masked)
-  --all                   list every rule in the table, n/a ones included
-  --coverage              add the table of statuses by operation (declared vs seen)
-  --quick                 skip the heartbeat check (it waits up to 18 s)
-  --reserve N             requests to leave in every rate window (default 5)
-  --max-wait SECONDS      most seconds to wait for rate windows in total (default 120)
-  --settle-seconds S      most seconds to wait for a generation to finish (default 300)
-  --timeout MS            per-request timeout (default 30000)
-  --verbose               print every request
-  --help                  this text`;
-
-function envFlag(name: string): boolean {
-  const v = process.env[name];
-  return v === "1" || v === "true" || v === "yes";
 }
 
 /** The simulator's windows when the CLI starts it for generated inputs: wide enough never to throttle a run. */
@@ -101,95 +48,35 @@ async function simulatorClientDocument(base: string): Promise<string> {
   return url;
 }
 
-async function main(argv: string[], help: string): Promise<number> {
-  const { values } = parseArgs({
-    args: withGenerateValue(argv),
-    strict: true,
-    options: {
-      "base-url": { type: "string" },
-      "api-key": { type: "string" },
-      "other-api-key": { type: "string" },
-      key: { type: "string", multiple: true },
-      "scoped-key": { type: "string", multiple: true },
-      "allow-writes": { type: "boolean" },
-      "allow-spend": { type: "boolean" },
-      "session-cookie": { type: "string" },
-      origin: { type: "string" },
-      "oauth-token": { type: "string" },
-      "oauth-auto-consent": { type: "boolean" },
-      "oauth-client-id": { type: "string" },
-      "oauth-redirect-uri": { type: "string" },
-      "oauth-client-document": { type: "string" },
-      prism: { type: "boolean" },
-      "static-mock": { type: "boolean" },
-      "prism-mock": { type: "boolean" },
-      only: { type: "string" },
-      generate: { type: "string" },
-      seed: { type: "string" },
-      operations: { type: "string" },
-      "min-coverage": { type: "string" },
-      coverage: { type: "boolean" },
-      json: { type: "boolean" },
-      junit: { type: "string" },
-      har: { type: "string" },
-      all: { type: "boolean" },
-      quick: { type: "boolean" },
-      reserve: { type: "string" },
-      "max-wait": { type: "string" },
-      "settle-seconds": { type: "string" },
-      timeout: { type: "string" },
-      verbose: { type: "boolean" },
-      help: { type: "boolean" },
-    },
-  });
-  if (values.help) {
+async function main(argv: string[], help: string, given: (secrets: Secret[]) => void, log: (line: string) => void): Promise<number> {
+  const { values } = parseArgs({ args: withGenerateValue(argv), strict: true, options: parseArgsOptions() });
+  const request = readRequest(values, process.env);
+  // From here on, what the command prints itself is masked too (the run masks its own output).
+  given(secretsOf({ baseUrl: "", apiKey: "", ...request.options, ...(request.cookie ? { session: { cookie: request.cookie } } : {}) }));
+  if (request.help) {
     console.log(help);
     return 0;
   }
-  const keys: Partial<Record<KeyRole, string>> = {};
-  for (const role of Object.keys(KEY_ROLES) as KeyRole[]) {
-    const env = process.env[keyVariable(role)];
-    if (env) keys[role] = env;
-  }
-  for (const pair of values.key ?? []) {
-    const eq = pair.indexOf("=");
-    const role = pair.slice(0, eq) as KeyRole;
-    if (eq <= 0 || !(role in KEY_ROLES)) throw new Usage(`--key takes ROLE=KEY with ROLE one of ${Object.keys(KEY_ROLES).join(", ")}; got ${JSON.stringify(pair.split("=")[0])}`);
-    keys[role] = pair.slice(eq + 1);
-  }
-
-  const scopedKeys: string[] = [];
-  for (let i = 0; process.env[scopedKeyVariable(i)]; i++) scopedKeys.push(process.env[scopedKeyVariable(i)]!);
-  scopedKeys.push(...(values["scoped-key"] ?? []));
-
-  const log = (line: string) => console.error(line);
+  const o = request.options;
+  const keys = o.keys;
+  const scopedKeys = o.scopedKeys;
+  const oauth = o.oauth;
   const cleanups: (() => Promise<void>)[] = [];
-  let baseUrl = values["base-url"] ?? process.env.HUB_BASE_URL;
-  let apiKey = values["api-key"] ?? process.env.HUB_API_KEY;
-  let otherApiKey = values["other-api-key"] ?? process.env.HUB_OTHER_API_KEY;
-  let allowWrites = Boolean(values["allow-writes"]) || envFlag("HUB_ALLOW_WRITES");
-  let allowSpend = Boolean(values["allow-spend"]) || envFlag("HUB_ALLOW_SPEND");
-  let staticMock = Boolean(values["static-mock"] || values["prism-mock"]);
-  const cookie = values["session-cookie"] ?? process.env.HUB_SESSION_COOKIE;
-  const origin = values.origin ?? process.env.HUB_SESSION_ORIGIN;
+  let { baseUrl, apiKey, otherApiKey } = o;
+  let allowWrites = Boolean(o.allowWrites);
+  let allowSpend = Boolean(o.allowSpend);
+  const staticMock = Boolean(o.staticMock || request.prismMock);
+  const { cookie, origin } = request;
   let session: ConformanceOptions["session"] = cookie ? { cookie, ...(origin ? { origin } : {}) } : undefined;
   if (origin && !cookie) throw new Usage("--origin is the Origin allowed for a site session: give --session-cookie too");
-  const oauthToken = values["oauth-token"] ?? process.env.HUB_OAUTH_TOKEN;
-  const oauth: NonNullable<ConformanceOptions["oauth"]> = {
-    autoConsent: Boolean(values["oauth-auto-consent"]) || envFlag("HUB_OAUTH_AUTO_CONSENT"),
-    clientId: values["oauth-client-id"] ?? process.env.HUB_OAUTH_CLIENT_ID,
-    redirectUri: values["oauth-redirect-uri"] ?? process.env.HUB_OAUTH_REDIRECT_URI,
-    clientDocument: values["oauth-client-document"] ?? process.env.HUB_OAUTH_CLIENT_DOCUMENT,
-  };
   if (oauth.clientId && !oauth.redirectUri) throw new Usage("--oauth-client-id needs --oauth-redirect-uri (a redirect address registered for that client)");
-  const generate = generateOption(values.generate, values.seed, values.operations);
-  const minCoverage = coverageFloor(values["min-coverage"]);
+  const generate = generateOption(request.generate, request.seed, request.operations);
   let advance: ConformanceOptions["advance"];
   let control: ConformanceOptions["control"];
   let sim: RunningSimulator | undefined;
 
   try {
-    if (values["prism-mock"]) {
+    if (request.prismMock) {
       if (baseUrl) throw new Usage("--prism-mock starts its own target; leave --base-url out");
       const mock: RunningPrism = await startPrism("mock");
       cleanups.push(() => mock.close());
@@ -237,7 +124,7 @@ async function main(argv: string[], help: string): Promise<number> {
     if (!apiKey) throw new Usage("--api-key (or HUB_API_KEY) is required with --base-url");
 
     let viaUrl: string | undefined;
-    if (values.prism) {
+    if (request.prism) {
       const proxy = await startPrism("proxy", baseUrl);
       cleanups.push(() => proxy.close());
       viaUrl = proxy.url;
@@ -254,33 +141,36 @@ async function main(argv: string[], help: string): Promise<number> {
         allowWrites,
         allowSpend,
         session,
-        oauthToken,
+        oauthToken: o.oauthToken,
         oauth,
         staticMock,
         viaUrl,
-        reserve: num(values.reserve, "reserve"),
-        maxWaitSeconds: num(values["max-wait"], "max-wait"),
-        settleSeconds: num(values["settle-seconds"], "settle-seconds"),
-        requestTimeoutMs: num(values.timeout, "timeout"),
-        quick: values.quick,
-        only: values.only?.split(",").map((s) => s.trim()).filter(Boolean),
-        minCoverage,
+        reserve: o.reserve,
+        maxWaitSeconds: o.maxWaitSeconds,
+        settleSeconds: o.settleSeconds,
+        requestTimeoutMs: o.requestTimeoutMs,
+        maxAnswerBytes: o.maxAnswerBytes,
+        quick: o.quick,
+        only: o.only,
+        minCoverage: o.minCoverage,
         ...(generate ? { generate } : {}),
         advance,
         control,
-        log: values.verbose ? log : undefined,
+        log: request.output.verbose ? log : undefined,
+        progress: log,
       },
-      { prism: Boolean(values.prism) },
+      { prism: Boolean(request.prism) },
     );
-    if (values.json) console.log(renderJson(report));
-    else console.log(renderTable(report, { all: values.all, coverage: values.coverage, width: process.stdout.columns || 100 }));
-    if (values.junit) {
-      writeFileSync(values.junit, renderJunit(report));
-      log(`JUnit report written to ${values.junit}`);
+    const out = request.output;
+    if (out.json) console.log(renderJson(report));
+    else console.log(renderTable(report, { all: out.all, coverage: out.coverage, width: process.stdout.columns || 100 }));
+    if (out.junit) {
+      writeFileSync(out.junit, renderJunit(report));
+      log(`JUnit report written to ${out.junit}`);
     }
-    if (values.har) {
-      writeFileSync(values.har, renderHar(report));
-      log(`HAR file of ${report.exchanges.length} failing exchange(s) written to ${values.har}`);
+    if (out.har) {
+      writeFileSync(out.har, renderHar(report));
+      log(`HAR file of ${report.exchanges.length} failing exchange(s) written to ${out.har}`);
     }
     return exitCode(report);
   } finally {
@@ -300,15 +190,22 @@ function exitAfterOutput(code: number): void {
  * --verbose).
  */
 export async function runConformanceCli(argv: string[], command: ConformanceCommand): Promise<void> {
-  const help = HELP.replace("PROGRAM", command.program);
+  const help = usageOf(command.program);
+  let masker = new Masker([]);
+  const say = (text: string) => console.error(masker.text(text));
   try {
-    exitAfterOutput(await main(argv, help));
+    exitAfterOutput(await main(argv, help, (secrets) => (masker = new Masker(secrets)), say));
   } catch (error) {
-    if (error instanceof Usage || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      console.error(`conformance: ${(error as Error).message}\n\n${help}`);
+    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      // A stray word may be a secret given without its flag: it is not repeated.
+      say(`conformance: ${(error as Error).message.replace(/^Unexpected argument '[^']*'/, "Unexpected argument (not repeated: it may be a secret)")}\n\n${help}`);
+    } else if (error instanceof ServerGone) {
+      say(`conformance: ${error.message}`);
+    } else if (error instanceof Usage) {
+      say(`conformance: ${error.message}\n(--help lists the options)`);
     } else {
       const verbose = argv.includes("--verbose");
-      console.error(`conformance: the run could not complete: ${error instanceof Error ? (verbose ? error.stack : error.message) : String(error)}`);
+      say(`conformance: the run could not complete: ${error instanceof Error ? (verbose ? error.stack : error.message) : String(error)}`);
     }
     process.exit(2);
   }

@@ -2,12 +2,13 @@
 // small helpers for the checks' recurring shapes (an expected refusal, a route the
 // server does not offer).
 import { statusOf } from "../contract/index.ts";
-import { errorCodeOf } from "./classify.ts";
+import { errorCodeOf } from "./describe.ts";
 import type { Exchange, RequestSpec, Target } from "./http.ts";
-import type { KeyRole, Resolved } from "./options.ts";
+import type { KeyRole, RunSettings } from "./options.ts";
 import type { Cited, Results } from "./results.ts";
 import type { EventStream } from "./sse.ts";
 import type { GeneratedReport } from "./generate/report.ts";
+import type { AnswersSeen } from "./answer-checks/index.ts";
 
 export interface Shared {
   whoami?: Record<string, any>;
@@ -83,40 +84,44 @@ export interface Check {
     /** Runs only with generated inputs (`--generate`); otherwise left out silently. */
     generate?: boolean;
   };
-  run(c: Ctx): Promise<void>;
+  run(c: CheckContext): Promise<void>;
 }
 
-export class Ctx {
+export class CheckContext {
   readonly shared: Shared = { models: [], own: [], other: [], otherIsOtherAccount: false, priced: [], created: [], uploads: [], oauthGrants: 0, gone: [] };
 
   constructor(
-    readonly r: Resolved,
-    readonly t: Target,
+    /** What the run was given (`options`) and resolved from it (defaults, the seed, the flags' effects). */
+    readonly settings: RunSettings,
+    /** The server: every request goes through it. */
+    readonly target: Target,
     readonly results: Results,
+    /** What the answers of the run showed so far (windows, Russian wording, statuses). */
+    readonly seen: AnswersSeen,
   ) {}
 
   get apiKey(): string {
-    return this.r.o.apiKey;
+    return this.settings.options.apiKey;
   }
 
   get otherKey(): string | undefined {
-    return this.r.o.otherApiKey;
+    return this.settings.options.otherApiKey;
   }
 
   role(role: KeyRole): string | undefined {
-    return this.r.o.keys?.[role];
+    return this.settings.options.keys?.[role];
   }
 
   request(spec: RequestSpec): Promise<Exchange> {
-    return this.t.request(spec);
+    return this.target.request(spec);
   }
 
   get(path: string, rule: string, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
-    return this.t.request({ ...extra, method: "GET", path, rule });
+    return this.target.request({ ...extra, method: "GET", path, rule });
   }
 
   post(path: string, json: unknown, rule: string, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
-    return this.t.request({ ...extra, method: "POST", path, json, rule });
+    return this.target.request({ ...extra, method: "POST", path, json, rule });
   }
 
   /** The main account's balance in centi-credits (`credits.main_cc` of `GET /v1/me`). */
@@ -128,7 +133,7 @@ export class Ctx {
 
   /** Lets time pass on the target: moves its clock when the caller controls it, else sleeps. */
   wait(seconds: number): Promise<void> {
-    return this.t.elapse(seconds);
+    return this.target.elapse(seconds);
   }
 
   /**
@@ -172,7 +177,7 @@ export class Ctx {
   }
 
   log(line: string): void {
-    this.r.o.log?.(line);
+    this.settings.options.log?.(line);
   }
 }
 

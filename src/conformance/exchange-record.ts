@@ -1,8 +1,8 @@
 // What the suite keeps of a request and its answer, so that a failure can be replayed:
-// a copy-paste `curl` line and a HAR entry, with every secret masked. A secret the caller
-// gave is written as the environment variable the CLI reads it from (`$HUB_API_KEY`), so
-// the line runs as is in the shell that ran the suite; any other credential (an OAuth
-// token the run obtained, a code, a cookie) is cut to its first characters.
+// a copy-paste `curl` line that needs nothing beside it (a binary body is written by
+// `printf`, a long run of one character generated) and a HAR entry, with every secret
+// masked by the run's Masker (secrets.ts).
+import { cutValue, isCredentialHeader, type Masker, type Part } from "./secrets.ts";
 
 export interface SentRequest {
   method: string;
@@ -26,82 +26,60 @@ export interface ExchangeRecord {
   ms: number;
 }
 
-/** A secret of the run and the environment variable that holds it. */
-export interface Secret {
-  value: string;
-  variable: string;
-}
-
-/** JSON fields that carry credentials (OAuth replies and requests); a form or query adds `code` and `token`. */
-const SECRET_FIELDS = ["access_token", "refresh_token", "id_token", "code_verifier", "client_assertion", "client_secret", "cookie"];
-const SECRET_FIELD = new RegExp(`("(?:${SECRET_FIELDS.join("|")})"\\s*:\\s*")([^"]{0,4})[^"]*(")`, "g");
-const SECRET_PARAM = new RegExp(`((?:^|[?&])(?:${[...SECRET_FIELDS, "code", "token"].join("|")})=)([^&#\\s]{0,4})[^&#\\s]*`, "g");
-const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "set-cookie"]);
 /** Bodies longer than this are not written out on the command line. */
 const INLINE_BODY = 16 * 1024;
 /** A run of one character at least this long is written as a generated run, not spelled out. */
 const LONG_RUN = 1024;
 
-export class Masker {
-  readonly #secrets: Secret[];
+/** A POSIX shell word for masked parts: single-quoted, or double-quoted where a given secret is expanded from its variable. */
+function shellWord(parts: Part[]): string {
+  if (parts.every((p) => p.variable === undefined)) return singleQuoted(parts.map((p) => p.text).join(""));
+  return `"${parts.map((p) => (p.variable !== undefined ? `\${${p.variable}}` : p.text.replace(/[\\"$`]/g, (c) => `\\${c}`))).join("")}"`;
+}
 
-  constructor(secrets: readonly Secret[]) {
-    // Longest first, so that a secret containing another is replaced whole.
-    this.#secrets = secrets.filter((s) => s.value.length >= 4).sort((a, b) => b.value.length - a.value.length);
+/** A copy-paste `curl` line that sends the request again, secrets masked (`masker`). */
+export function curlLine(sent: SentRequest, masker: Masker): string {
+  const word = (text: string) => shellWord(masker.parts(text));
+  // curl resolves dot segments too, unless told to send the path as it is.
+  const asIs = /\/\.{1,2}(?=[/?#]|$)/.test(sent.url) ? ["--path-as-is"] : [];
+  const words = ["curl", "-sS", "-i", ...asIs, "-X", sent.method, word(sent.url)];
+  for (const [name, value] of headerLines(sent)) {
+    const parts = masker.parts(value);
+    // A credential header the run knows nothing of is cut whole.
+    const masked = isCredentialHeader(name) && parts.every((p) => p.variable === undefined) && parts.map((p) => p.text).join("") === value ? [{ text: cutValue(value) }] : parts;
+    words.push("-H", shellWord([{ text: `${headerName(name)}: ` }, ...masked]));
   }
+  const body = sent.body;
+  if (body === undefined) return words.join(" ");
+  if (typeof body !== "string") {
+    const bytes = printfBytes(body);
+    return bytes ? `${bytes} | ${words.join(" ")} --data-binary @-` : `${words.join(" ")} --data-binary @body.bin  # the ${body.length} bytes sent (not shown)`;
+  }
+  if (body.length <= INLINE_BODY) return `${words.join(" ")} --data-binary ${word(body)}`;
+  const run = longestRun(body);
+  if (run && body.length - run.length <= INLINE_BODY) {
+    const fill = run.char === "'" ? `"'"` : singleQuoted(run.char);
+    const generate = `{ printf '%s' ${word(body.slice(0, run.start))}; head -c ${run.length} /dev/zero | tr '\\0' ${fill}; printf '%s' ${word(body.slice(run.start + run.length))}; }`;
+    return `${generate} | ${words.join(" ")} --data-binary @-`;
+  }
+  return `${words.join(" ")} --data-binary @body.json  # the ${Buffer.byteLength(body)} bytes sent (not shown; the HAR file holds them)`;
+}
 
-  /** Splits a text into plain parts and the secrets the caller gave (as their variables). */
-  #split(text: string): { text: string; variable?: string }[] {
-    let parts: { text: string; variable?: string }[] = [{ text }];
-    for (const s of this.#secrets) {
-      parts = parts.flatMap((p) => (p.variable !== undefined ? [p] : p.text.split(s.value).flatMap((t, i) => (i === 0 ? [{ text: t }] : [{ text: "", variable: s.variable }, { text: t }]))));
-    }
-    return parts.filter((p) => p.variable !== undefined || p.text.length > 0);
-  }
+/** Binary bodies up to this size are written out on the command line, byte for byte. */
+const INLINE_BINARY = 256 * 1024;
+/** Bytes per `printf` (its format is one argument of a command line, at most 128 KiB on Linux). */
+const PRINTF_BYTES = 16 * 1024;
 
-  /** A text with the caller's secrets as `$VARIABLE` and any other credential cut short. */
-  text(text: string): string {
-    return this.#split(cutCredentials(text)).map((p) => (p.variable !== undefined ? `$${p.variable}` : p.text)).join("");
+/** Bytes as `printf` commands that write them exactly (printable ASCII as is, the rest as POSIX octal escapes), or undefined when too many. */
+function printfBytes(bytes: Uint8Array): string | undefined {
+  if (bytes.length > INLINE_BINARY) return undefined;
+  const commands: string[] = [];
+  for (let i = 0; i === 0 || i < bytes.length; i += PRINTF_BYTES) {
+    let format = "";
+    for (const b of bytes.subarray(i, i + PRINTF_BYTES)) format += b >= 0x20 && b < 0x7f && b !== 0x25 && b !== 0x5c && b !== 0x27 ? String.fromCharCode(b) : `\\${b.toString(8).padStart(3, "0")}`;
+    commands.push(`printf '${format}'`);
   }
-
-  /** A header value: the caller's secrets as `$VARIABLE`, any other credential cut short. */
-  header(name: string, value: string): string {
-    const masked = this.text(value);
-    if (!CREDENTIAL_HEADERS.has(name.toLowerCase()) || masked !== value) return masked;
-    return cutValue(value);
-  }
-
-  /** A word for a POSIX shell: single-quoted, or double-quoted where a secret is expanded from its variable. */
-  shellWord(text: string): string {
-    const parts = this.#split(text);
-    if (parts.every((p) => p.variable === undefined)) return singleQuoted(text);
-    return `"${parts.map((p) => (p.variable !== undefined ? `\${${p.variable}}` : p.text.replace(/[\\"$`]/g, (c) => `\\${c}`))).join("")}"`;
-  }
-
-  /** A copy-paste `curl` line that sends the request again. */
-  curl(sent: SentRequest): string {
-    // curl resolves dot segments too, unless told to send the path as it is.
-    const asIs = /\/\.{1,2}(?=[/?#]|$)/.test(sent.url) ? ["--path-as-is"] : [];
-    const words = ["curl", "-sS", "-i", ...asIs, "-X", sent.method, this.shellWord(cutCredentials(sent.url))];
-    for (const [name, value] of headerLines(sent)) {
-      const masked = this.#split(value).some((p) => p.variable !== undefined) ? value : CREDENTIAL_HEADERS.has(name.toLowerCase()) ? cutValue(value) : cutCredentials(value);
-      words.push("-H", this.shellWord(`${headerName(name)}: ${masked}`));
-    }
-    const body = sent.body;
-    if (body === undefined) return words.join(" ");
-    if (typeof body !== "string") return `${words.join(" ")} --data-binary @body.bin  # the ${body.length} bytes sent (not shown)`;
-    const text = cutCredentials(body);
-    if (text.length <= INLINE_BODY) return `${words.join(" ")} --data-binary ${this.shellWord(text)}`;
-    const run = longestRun(text);
-    if (run && text.length - run.length <= INLINE_BODY) {
-      const before = text.slice(0, run.start);
-      const after = text.slice(run.start + run.length);
-      const fill = run.char === "'" ? `"'"` : singleQuoted(run.char);
-      const generate = `{ printf '%s' ${this.shellWord(before)}; head -c ${run.length} /dev/zero | tr '\\0' ${fill}; printf '%s' ${this.shellWord(after)}; }`;
-      return `${generate} | ${words.join(" ")} --data-binary @-`;
-    }
-    return `${words.join(" ")} --data-binary @body.json  # the ${Buffer.byteLength(text)} bytes sent (not shown; the HAR file holds them)`;
-  }
+  return commands.length === 1 ? commands[0] : `{ ${commands.join("; ")}; }`;
 }
 
 /** Every header line of a request as sent, the repeated ones included. */
@@ -116,21 +94,6 @@ function singleQuoted(text: string): string {
 /** `x-request-id` -> `X-Request-Id` (the suite sends its headers in lower case). */
 function headerName(name: string): string {
   return name.replace(/(^|-)([a-z])/g, (_m, dash: string, ch: string) => dash + ch.toUpperCase());
-}
-
-/** A credential the suite did not get from the caller: its scheme and first four characters. */
-function cutValue(value: string): string {
-  const m = /^(\w+\s+)?(.*)$/s.exec(value)!;
-  const scheme = m[1] ?? "";
-  const secret = m[2] ?? "";
-  const name = /^([^=;\s]+=)(.*)$/s.exec(secret);
-  if (name) return `${scheme}${name[1]}${name[2]!.slice(0, 4)}…`;
-  return `${scheme}${secret.slice(0, 4)}…`;
-}
-
-/** Credential fields of JSON and form texts cut to their first four characters. */
-function cutCredentials(text: string): string {
-  return text.replace(SECRET_FIELD, (_m, head: string, first: string, tail: string) => `${head}${first}…${tail}`).replace(SECRET_PARAM, (_m, head: string, first: string) => `${head}${first}…`);
 }
 
 function longestRun(text: string): { start: number; length: number; char: string } | undefined {

@@ -1,5 +1,5 @@
 // What a run is given: the server, its keys, and what it may do there.
-import type { Secret } from "./exchange-record.ts";
+import { seedRules } from "../contract/index.ts";
 import type { ServerControl } from "./server-control.ts";
 
 /**
@@ -76,6 +76,12 @@ export interface ConformanceOptions {
   settleSeconds?: number;
   /** Per-request timeout in ms (default 30000). */
   requestTimeoutMs?: number;
+  /**
+   * Most bytes of one answer the suite reads and keeps (default 16 MiB); a larger answer
+   * is not read further and fails the rule its request exercised ("answer too large"). For
+   * an event stream, the most bytes of one frame.
+   */
+  maxAnswerBytes?: number;
   /** Skip the checks that wait in real time (the heartbeat: up to 15 s + slack). */
   quick?: boolean;
   /**
@@ -104,20 +110,12 @@ export interface ConformanceOptions {
   control?: ServerControl;
   /** Progress lines (verbose output). */
   log?: (line: string) => void;
-}
-
-/**
- * The secrets a run was given, each with the environment variable the CLI reads it from:
- * a reproduction names the variable instead of the secret.
- */
-export function secretsOf(o: ConformanceOptions): Secret[] {
-  const list: Secret[] = [{ value: o.apiKey, variable: "HUB_API_KEY" }];
-  if (o.otherApiKey) list.push({ value: o.otherApiKey, variable: "HUB_OTHER_API_KEY" });
-  for (const [role, key] of Object.entries(o.keys ?? {})) if (key) list.push({ value: key, variable: keyVariable(role) });
-  (o.scopedKeys ?? []).forEach((key, i) => list.push({ value: key, variable: scopedKeyVariable(i) }));
-  if (o.session?.cookie) list.push({ value: o.session.cookie, variable: "HUB_SESSION_COOKIE" });
-  if (o.oauthToken) list.push({ value: o.oauthToken, variable: "HUB_OAUTH_TOKEN" });
-  return list;
+  /**
+   * What a long wait is for (a rate window's reset, generations to finish, the heartbeat),
+   * said when it starts and every 15 s while it lasts: the CLI prints these on stderr
+   * always. Only waits in real time are said (not with `advance`).
+   */
+  progress?: (line: string) => void;
 }
 
 /** The environment variable of the `i`-th (0-based) key with fewer scopes: `HUB_SCOPED_KEY_1`, ... */
@@ -130,13 +128,57 @@ export function onlyMatches(id: string, only: readonly string[]): boolean {
   return only.some((o) => id === o || id.startsWith(`${o}-`) || (o.endsWith("-") && id.startsWith(o)));
 }
 
+/**
+ * What is wrong with a selection by name (`--only` rule ids or prefixes, `--operations`
+ * operationIds): the names that select nothing, each with the closest known ones; undefined
+ * when every name selects something. `what` says what the flag names no one of.
+ */
+export function unknownNames(given: readonly string[], selects: (name: string) => boolean, known: readonly string[], what: string): string | undefined {
+  const unknown = given.filter((name) => !selects(name));
+  if (unknown.length === 0) return undefined;
+  const each = unknown.map((name) => {
+    const near = closest(name, known);
+    return `${name} (${near.length > 0 ? `closest: ${near.join(", ")}` : "nothing close"})`;
+  });
+  return `${what}: ${each.join("; ")}`;
+}
+
+/** Unknown `--only` ids or prefixes, said with the closest rule ids and prefixes of the registry. */
+export function unknownRules(only: readonly string[]): string | undefined {
+  const ids = seedRules().map((r) => r.id);
+  const prefixes = [...new Set(ids.map((id) => id.replace(/-[^-]*$/, "")))];
+  return unknownNames(only, (o) => ids.some((id) => onlyMatches(id, [o])), [...prefixes, ...ids], "--only names no rule id or prefix of docs/seed-rules.yaml");
+}
+
+/** The known names nearest to `name` (edit distance, case aside), at most three, none far off. */
+export function closest(name: string, known: readonly string[]): string[] {
+  const scored = known.map((k) => ({ k, d: distance(name.toUpperCase(), k.toUpperCase()) }));
+  const best = Math.min(...scored.map((x) => x.d));
+  if (best > Math.max(2, Math.floor(name.length / 2))) return [];
+  return scored.filter((x) => x.d === best).slice(0, 3).map((x) => x.k);
+}
+
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
 /** `read-only` -> `HUB_KEY_READ_ONLY`. */
 export function keyVariable(role: string): string {
   return `HUB_KEY_${role.toUpperCase().replace(/-/g, "_")}`;
 }
 
-export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | "maxWaitSeconds" | "settleSeconds" | "requestTimeoutMs">> {
-  o: ConformanceOptions;
+/** Bytes of one answer the suite reads at most by default. */
+export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+/** What a run was given (`options`) and what follows from it: defaults filled in, the seed chosen, what the flags allow. */
+export interface RunSettings extends Required<Pick<ConformanceOptions, "reserve" | "maxWaitSeconds" | "settleSeconds" | "requestTimeoutMs" | "maxAnswerBytes">> {
+  options: ConformanceOptions;
   baseUrl: string;
   writes: boolean;
   spend: boolean;
@@ -145,14 +187,17 @@ export interface Resolved extends Required<Pick<ConformanceOptions, "reserve" | 
   generate?: { perOperation: number; seed: number; operations?: string[] };
 }
 
-export function resolve(o: ConformanceOptions): Resolved {
+export function resolve(o: ConformanceOptions): RunSettings {
   if (o.generate && !(Number.isInteger(o.generate.perOperation) && o.generate.perOperation > 0)) throw new RangeError(`generate.perOperation is a number of requests per operation, a positive integer; got ${o.generate.perOperation}`);
   if (o.generate?.seed !== undefined && !Number.isSafeInteger(o.generate.seed)) throw new RangeError(`generate.seed is an integer; got ${o.generate.seed}`);
+  const unknown = o.only ? unknownRules(o.only) : undefined;
+  if (unknown) throw new RangeError(unknown);
+  if (o.maxAnswerBytes !== undefined && !(Number.isSafeInteger(o.maxAnswerBytes) && o.maxAnswerBytes > 0)) throw new RangeError(`maxAnswerBytes is a number of bytes, a positive integer; got ${o.maxAnswerBytes}`);
   if (o.minCoverage !== undefined && !(o.minCoverage >= 0 && o.minCoverage <= 100)) {
     throw new RangeError(`minCoverage is a percentage of the seed rules, 0 to 100; got ${o.minCoverage}`);
   }
   return {
-    o,
+    options: o,
     baseUrl: o.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, ""),
     writes: Boolean(o.allowWrites || o.allowSpend),
     spend: Boolean(o.allowSpend),
@@ -162,5 +207,6 @@ export function resolve(o: ConformanceOptions): Resolved {
     maxWaitSeconds: o.maxWaitSeconds ?? 120,
     settleSeconds: o.settleSeconds ?? 300,
     requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
+    maxAnswerBytes: o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
   };
 }

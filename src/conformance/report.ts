@@ -3,6 +3,7 @@ import type { Failure, RuleRow, Step } from "./results.ts";
 import { floorShortfall, renderStatusTable, ruleCoverageText } from "./coverage.ts";
 import { exitCode, type Report } from "./runner.ts";
 import type { GeneratedReport } from "./generate/report.ts";
+import { onlyMatches } from "./options.ts";
 
 const VERDICT: Record<RuleRow["verdict"], string> = { pass: "PASS", fail: "FAIL", "n/a": "n/a " };
 
@@ -33,6 +34,18 @@ function stepLines(steps: readonly Step[] | undefined, indent: string): string[]
   return out;
 }
 
+/** The rows of the rules the run judged: all, or those `--only` chose. */
+function judgedRows(report: Report): RuleRow[] {
+  const only = report.only;
+  return only?.length ? report.rows.filter((row) => onlyMatches(row.id, only)) : report.rows;
+}
+
+/** `161 seed rules`, or `1 seed rule selected (--only PAGE-3)`. */
+function judgedCount(report: Report): string {
+  const n = judgedRows(report).length;
+  return `${n} seed rule${n === 1 ? "" : "s"}${report.only?.length ? ` selected (--only ${report.only.join(",")})` : ""}`;
+}
+
 export interface TableOptions {
   /** Show every rule (default: passes and failures, and one line listing the n/a ids per reason). */
   all?: boolean;
@@ -51,7 +64,7 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
   out.push("");
   let section = "";
   const hidden = new Map<string, string[]>();
-  for (const row of report.rows) {
+  for (const row of judgedRows(report)) {
     if (row.verdict === "n/a" && !options.all) {
       const key = row.reason ?? "";
       hidden.set(key, [...(hidden.get(key) ?? []), row.id]);
@@ -102,7 +115,7 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
   const s = report.summary;
   const rules = report.coverage.rules;
   const floor = rules.floor !== undefined ? ` (floor ${rules.floor}%)` : "";
-  out.push(`${exitCode(report) === 0 ? "PASSED" : "FAILED"}: ${s.pass} pass, ${s.fail} fail, ${s.notApplicable} n/a of ${report.rows.length} seed rules; ${ruleCoverageText(rules)}${floor} · ${report.requests.total} requests (${credentials(report)}), waited ${report.requests.waitedSeconds} s, ${(report.durationMs / 1000).toFixed(1)} s`);
+  out.push(`${exitCode(report) === 0 ? "PASSED" : "FAILED"}: ${s.pass} pass, ${s.fail} fail, ${s.notApplicable} n/a of ${judgedCount(report)}; ${ruleCoverageText(rules)}${floor} · ${report.requests.total} requests (${credentials(report)}), waited ${report.requests.waitedSeconds} s, ${(report.durationMs / 1000).toFixed(1)} s`);
   return out.join("\n");
 }
 
@@ -133,10 +146,11 @@ function xml(text: string): string {
 
 export function renderJunit(report: Report): string {
   const sections = new Map<string, RuleRow[]>();
-  for (const row of report.rows) sections.set(row.section, [...(sections.get(row.section) ?? []), row]);
+  const rows = judgedRows(report);
+  for (const row of rows) sections.set(row.section, [...(sections.get(row.section) ?? []), row]);
   const lines: string[] = ['<?xml version="1.0" encoding="UTF-8"?>'];
   const prismFailures = report.prism?.findings.filter((f) => f.location[0] === "response") ?? [];
-  const total = report.rows.length + (report.prism ? 1 : 0) + (report.coverage.rules.floor !== undefined ? 1 : 0);
+  const total = rows.length + (report.prism ? 1 : 0) + (report.coverage.rules.floor !== undefined ? 1 : 0);
   const failures = report.summary.fail + (prismFailures.length > 0 ? 1 : 0) + (report.coverage.rules.met ? 0 : 1);
   lines.push(`<testsuites name="conformance" tests="${total}" failures="${failures}" errors="${report.errors.length}" skipped="${report.summary.notApplicable}" time="${(report.durationMs / 1000).toFixed(3)}">`);
   for (const [section, rows] of sections) {

@@ -5,7 +5,9 @@
 // exercised (not observable from outside, needs a flag or a key, not checked).
 import { seedRule, seedRules, type SeedRule } from "../contract/index.ts";
 import { UNCHECKED } from "./unchecked.ts";
-import { Masker, maskExchange, type ExchangeRecord, type MaskedExchange, type SentRequest } from "./exchange-record.ts";
+import { onlyMatches } from "./options.ts";
+import { curlLine, maskExchange, type ExchangeRecord, type MaskedExchange, type SentRequest } from "./exchange-record.ts";
+import { Masker } from "./secrets.ts";
 
 export type Verdict = "pass" | "fail" | "n/a";
 
@@ -74,14 +76,28 @@ interface Tally {
 
 const MAX_FAILURES_PER_RULE = 20;
 
+/** The reason of a rule `--only` left out. */
+export const NOT_SELECTED = "not selected (--only)";
+
 export class Results {
   #tallies = new Map<string, Tally>();
   #exchanges = new Map<ExchangeRecord, number>();
   /** The exchanges failures cite, secrets masked, in the order first cited. */
   readonly exchanges: MaskedExchange[] = [];
 
-  /** `masker` hides the run's secrets in the reproductions of failures. */
-  constructor(readonly masker: Masker = new Masker([])) {}
+  /**
+   * `masker` hides the run's secrets in the reproductions of failures; `only` (rule ids or
+   * prefixes) are the rules judged: an observation of another rule is not recorded.
+   */
+  constructor(
+    readonly masker: Masker = new Masker([]),
+    readonly only?: readonly string[],
+  ) {}
+
+  /** Whether the rule is among those the run judges (`--only`). */
+  selected(id: string): boolean {
+    return !this.only?.length || onlyMatches(id, this.only);
+  }
 
   #tally(id: string): Tally {
     seedRule(id); // throws on an id the registry does not have
@@ -96,6 +112,7 @@ export class Results {
   /** An observation of the rule that held. */
   pass(id: string, note?: string): void {
     const t = this.#tally(id);
+    if (!this.selected(id)) return;
     t.passes++;
     if (note) this.note(id, note);
   }
@@ -103,13 +120,13 @@ export class Results {
   /** An observation of the rule that failed. */
   fail(id: string, message: string, cited?: Cited): void {
     const t = this.#tally(id);
-    if (t.failures.length >= MAX_FAILURES_PER_RULE) return;
+    if (!this.selected(id) || t.failures.length >= MAX_FAILURES_PER_RULE) return;
     if (t.failures.some((f) => f.message === message && f.request === cited?.request)) return;
     const failure: Failure = { message, ...(cited?.requestId ? { requestId: cited.requestId } : {}), ...(cited?.request ? { request: cited.request } : {}), ...(cited?.operation ? { operation: cited.operation } : {}) };
     if (cited?.exchange) {
-      failure.curl = this.masker.curl(cited.exchange.sent);
+      failure.curl = curlLine(cited.exchange.sent, this.masker);
       failure.exchange = this.#keep(cited.exchange);
-    } else if (cited?.sent) failure.curl = this.masker.curl(cited.sent);
+    } else if (cited?.sent) failure.curl = curlLine(cited.sent, this.masker);
     if (cited?.steps?.length) failure.steps = cited.steps.map(({ step, cited: s }) => this.#step(step, s));
     t.failures.push(failure);
   }
@@ -119,7 +136,7 @@ export class Results {
       step,
       request: cited.request ?? "",
       ...(cited.requestId ? { requestId: cited.requestId } : {}),
-      ...(cited.exchange ? { curl: this.masker.curl(cited.exchange.sent), exchange: this.#keep(cited.exchange) } : cited.sent ? { curl: this.masker.curl(cited.sent) } : {}),
+      ...(cited.exchange ? { curl: curlLine(cited.exchange.sent, this.masker), exchange: this.#keep(cited.exchange) } : cited.sent ? { curl: curlLine(cited.sent, this.masker) } : {}),
     };
   }
 
@@ -166,6 +183,7 @@ export class Results {
   #row(r: SeedRule): RuleRow {
     const t = this.#tallies.get(r.id) ?? { passes: 0, failures: [], skips: [], notes: [] };
     const base = { id: r.id, section: r.section, rule: r.rule, observable: r.observable, passes: t.passes, failures: t.failures, notes: t.notes };
+    if (!this.selected(r.id)) return { ...base, verdict: "n/a", reason: NOT_SELECTED, notes: [] };
     if (t.failures.length > 0) return { ...base, verdict: "fail", ...(t.skips.length ? { reason: `partly not exercised: ${t.skips.join("; ")}` } : {}) };
     if (t.passes > 0) return { ...base, verdict: "pass", ...(t.skips.length ? { reason: `partly not exercised: ${t.skips.join("; ")}` } : {}) };
     let reason: string;

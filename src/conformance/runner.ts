@@ -1,10 +1,11 @@
 // Runs the checks in order against one server and gathers the report.
-import { seedRules } from "../contract/index.ts";
-import { Ctx, type Check } from "./context.ts";
-import { Target, NoAnswer, QuotaStop } from "./http.ts";
-import { onlyMatches, resolve, secretsOf, type ConformanceOptions } from "./options.ts";
+import { CheckContext, type Check } from "./context.ts";
+import { Target } from "./http.ts";
+import { KeyRefused, NoAnswer, RunStop, ServerGone } from "./stops.ts";
+import { onlyMatches, resolve, type ConformanceOptions } from "./options.ts";
+import { secretsOf } from "./cli-options.ts";
 import { Results, type RuleRow } from "./results.ts";
-import { discovery, envelope, Fatal, keyPlacement, ladder, localisation, routes } from "./checks/basics.ts";
+import { discovery, envelope, keyPlacement, ladder, localisation, routes } from "./checks/basics.ts";
 import { paging } from "./checks/paging.ts";
 import { batch, readGenerations } from "./checks/generations.ts";
 import { knowledge, models, pricing } from "./checks/catalog.ts";
@@ -30,14 +31,15 @@ import { uploadBetweenPages } from "./sequences/uploads.ts";
 import type { GeneratedReport } from "./generate/report.ts";
 import type { PrismFinding } from "./http.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
-import { Masker, type MaskedExchange } from "./exchange-record.ts";
+import type { MaskedExchange } from "./exchange-record.ts";
+import { Masker } from "./secrets.ts";
+import { AnswerJudge } from "./answer-checks/index.ts";
 import { ladderEveryRoute } from "./properties/ladder.ts";
 import { queryCredentials } from "./properties/query-credentials.ts";
 import { pathSpellings } from "./properties/spellings.ts";
 import { frameworkRefusals } from "./properties/answers.ts";
 import { boundsEveryInput } from "./properties/bounds.ts";
 import { anotherAccountEveryRoute, fewerScopesEveryRoute } from "./properties/sweeps.ts";
-import { watchEveryAnswer } from "./properties/every-answer.ts";
 
 /** In running order: discovery first (others use what it finds), the heartbeat last. */
 export const CHECKS: readonly Check[] = [
@@ -115,7 +117,11 @@ export interface Report {
     /** The caller declared that the server consents at once (`--oauth-auto-consent`). */
     oauthAutoConsent: boolean;
   };
+  /** One row per seed rule, in the registry's order (with `only`, the others are n/a, not selected). */
   rows: RuleRow[];
+  /** The rules chosen (`only`: ids or prefixes); without it, all. */
+  only?: string[];
+  /** Verdicts of the rules chosen. */
   summary: { pass: number; fail: number; notApplicable: number };
   requests: { total: number; byCredential: Record<string, number>; waitedSeconds: number };
   /** Set when the run stopped early (quota, a refused key, a server that stopped answering). */
@@ -142,28 +148,54 @@ function selected(check: Check, only: string[] | undefined): boolean {
   return check.rules.some((id) => onlyMatches(id, only));
 }
 
-export async function runConformance(options: ConformanceOptions, extras: RunExtras = {}): Promise<Report> {
+/**
+ * Runs the checks against `options.baseUrl`. Everything that leaves the run (the report,
+ * every progress and --verbose line, the error it rejects with) has its secrets masked.
+ */
+export async function runConformance(given: ConformanceOptions, extras: RunExtras = {}): Promise<Report> {
+  const masker = new Masker(secretsOf(given));
+  const mask = (line: string) => masker.text(line);
+  const options: ConformanceOptions = {
+    ...given,
+    ...(given.log ? { log: (line) => given.log!(mask(line)) } : {}),
+    ...(given.progress ? { progress: (line) => given.progress!(mask(line)) } : {}),
+  };
+  try {
+    return masker.deep(await run(options, extras, masker));
+  } catch (error) {
+    if (error instanceof Error) {
+      error.message = mask(error.message);
+      if (error.stack) error.stack = mask(error.stack);
+    }
+    throw error;
+  }
+}
+
+async function run(options: ConformanceOptions, extras: RunExtras, masker: Masker): Promise<Report> {
   const r = resolve(options);
-  const results = new Results(new Masker(secretsOf(options)));
+  const results = new Results(masker, options.only);
   const labels = new Map<string, string>([[options.apiKey, "main"]]);
   if (options.otherApiKey) labels.set(options.otherApiKey, "other");
   for (const [role, key] of Object.entries(options.keys ?? {})) if (key) labels.set(key, role);
   (options.scopedKeys ?? []).forEach((key, i) => labels.set(key, `scoped-${i + 1}`));
+  const judge = new AnswerJudge(results, r.staticMock);
   const target = new Target({
     baseUrl: r.baseUrl,
     viaUrl: options.viaUrl,
     apiKey: options.apiKey,
     labels,
-    results,
+    judge,
+    masker,
     staticMock: r.staticMock,
     reserve: r.reserve,
     maxWaitSeconds: r.maxWaitSeconds,
     requestTimeoutMs: r.requestTimeoutMs,
+    maxAnswerBytes: r.maxAnswerBytes,
     wait: (s) => (options.advance ? options.advance(s) : new Promise((res) => setTimeout(res, s * 1000))),
     log: options.log,
-    watch: watchEveryAnswer(results, r.staticMock),
+    progress: options.advance ? undefined : options.progress,
   });
-  const ctx = new Ctx(r, target, results);
+  const ctx = new CheckContext(r, target, results, judge.seen);
   const started = Date.now();
   const errors: Report["errors"] = [];
   let stopped: string | undefined;
@@ -195,13 +227,16 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
       try {
         await check.run(ctx);
       } catch (error) {
-        if (error instanceof QuotaStop) {
+        // A server never reached: there is nothing to report, only why (said once).
+        if (error instanceof ServerGone && target.answered === 0) throw error;
+        if (error instanceof RunStop) {
           stopped = error.message;
-          ctx.skip(check.rules, stopped);
-        } else if (error instanceof Fatal) {
-          stopped = error.message;
+          // What the check had left to judge is n/a for the same reason (a refused key was judged already).
+          if (!(error instanceof KeyRefused)) ctx.skip(check.rules, stopped);
+          // A server that went away during the run fails it.
+          if (error instanceof ServerGone) errors.push({ check: check.name, message: error.message });
         } else if (error instanceof NoAnswer) {
-          ctx.fail(check.rules[0]!, error.message);
+          ctx.fail(error.rule ?? check.rules[0]!, error.message, { cite: { request: error.request, ...(error.sent ? { sent: error.sent } : {}) } });
           errors.push({ check: check.name, message: error.message });
         } else {
           const message = error instanceof Error ? error.message : String(error);
@@ -219,12 +254,8 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
   if (r.staticMock) {
     for (const rule of ["EP-2", "ENV-4", "LIM-3"]) results.skip(rule, "echo and countdown are not checked against a static mock");
   }
-  if (options.only?.length) {
-    for (const rule of seedRules()) {
-      if (!onlyMatches(rule.id, options.only)) results.skip(rule.id, "not selected (--only)");
-    }
-  }
   const rows = results.rows();
+  const judged = rows.filter((row) => results.selected(row.id));
   const findings = target.prism;
   return {
     target: r.baseUrl,
@@ -243,16 +274,17 @@ export async function runConformance(options: ConformanceOptions, extras: RunExt
       oauthAutoConsent: Boolean(options.oauth?.autoConsent),
     },
     rows,
+    ...(options.only?.length ? { only: options.only } : {}),
     summary: {
-      pass: rows.filter((x) => x.verdict === "pass").length,
-      fail: rows.filter((x) => x.verdict === "fail").length,
-      notApplicable: rows.filter((x) => x.verdict === "n/a").length,
+      pass: judged.filter((x) => x.verdict === "pass").length,
+      fail: judged.filter((x) => x.verdict === "fail").length,
+      notApplicable: judged.filter((x) => x.verdict === "n/a").length,
     },
     requests: { total: target.requestCount, byCredential: Object.fromEntries(target.counts), waitedSeconds: target.waitedSeconds },
     ...(stopped ? { stopped } : {}),
     ...(extras.prism ? { prism: { findings, responseViolations: findings.filter((f) => f.location[0] === "response").length } } : {}),
     errors,
-    coverage: { rules: ruleCoverage(rows, options.minCoverage), statuses: statusCoverage(target.statusesSeen) },
+    coverage: { rules: ruleCoverage(rows, options.minCoverage), statuses: statusCoverage(judge.seen.statuses) },
     exchanges: results.exchanges,
     ...(ctx.shared.generated ? { generated: ctx.shared.generated } : {}),
   };

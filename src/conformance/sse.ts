@@ -13,6 +13,8 @@ export interface Frame {
 
 export interface StreamHooks {
   onFrame?(frame: Frame, stream: EventStream): void;
+  /** The stream sent more than `maxFrameBytes` without ending a frame (it is then closed). */
+  onOverflow?(maxFrameBytes: number): void;
 }
 
 export interface OpenedBy {
@@ -33,6 +35,8 @@ export class EventStream {
     readonly opened: OpenedBy,
     private readonly hooks: StreamHooks,
     private readonly onClose: () => void,
+    /** Most bytes taken without a frame or comment ending; beyond, the stream is closed (a frame without end). */
+    private readonly maxFrameBytes = Number.POSITIVE_INFINITY,
   ) {
     void this.#pump(res);
   }
@@ -57,8 +61,19 @@ export class EventStream {
       },
     });
     const decoder = new TextDecoder();
+    // Bytes taken since a frame or comment last ended: what the parser is holding.
+    let pending = 0;
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        const before = this.frames.length + this.commentTimes.length;
+        parser.feed(decoder.decode(chunk, { stream: true }));
+        if (this.frames.length + this.commentTimes.length > before) pending = 0;
+        else if ((pending += chunk.length) > this.maxFrameBytes) {
+          this.hooks.onOverflow?.(this.maxFrameBytes);
+          this.close();
+          break;
+        }
+      }
     } catch {
       // Closed by the suite, or the connection dropped.
     }

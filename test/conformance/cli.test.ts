@@ -1,31 +1,17 @@
 // `npm run conformance`: out of the box against the simulator, against a server given by
 // address and key, its reports for CI, and its exit status.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { seedRules } from "../../src/contract/index.ts";
-import { coverageFloor, DEFAULT_GENERATED, generateOption, Usage, withGenerateValue } from "../../src/conformance/cli-options.ts";
+import { runConformance } from "../../src/conformance/index.ts";
+import { coverageFloor, DEFAULT_GENERATED, generateOption, OPTIONS, readRequest, secretsOf, usageOf, Usage, withGenerateValue } from "../../src/conformance/cli-options.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
 import { startSim } from "./support/run.ts";
+import { cli, root } from "./support/cli.ts";
 import { simulatorScopedKeys } from "../../src/conformance/simulator-keys.ts";
-
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const tsx = join(root, "node_modules", ".bin", "tsx");
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(tsx, ["src/conformance/main.ts", ...args], { cwd: root, env: { ...process.env, HUB_BASE_URL: "", HUB_API_KEY: "", ...env } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe("npm run conformance", () => {
   it("PAGE-3: without arguments starts the simulator, prints JSON and writes JUnit", async () => {
@@ -39,8 +25,13 @@ describe("npm run conformance", () => {
     expect(report.rows.find((r: { id: string }) => r.id === "PAGE-3").verdict).toBe("pass");
     expect(report.rows.find((r: { id: string }) => r.id === "SUB-1").reason).toMatch(/not selected/);
     expect(report.mode).toMatchObject({ writes: true, spend: true, session: "given", oauthAutoConsent: true, scopedKeys: 2 });
+    // Only the rule chosen is judged and listed (an observation of another rule is not recorded).
+    expect(report.rows.filter((r: { verdict: string }) => r.verdict !== "n/a").map((r: { id: string }) => r.id)).toEqual(["PAGE-3"]);
+    expect(report.summary).toEqual({ pass: 1, fail: 0, notApplicable: 0 });
+    expect(report.only).toEqual(["PAGE-3"]);
     const xml = readFileSync(junit, "utf8");
-    expect(xml.match(/<testcase /g)).toHaveLength(seedRules().length);
+    expect(xml.match(/<testcase /g)).toHaveLength(1);
+    expect(xml).toMatch(/<testcase classname="conformance\.Endpoints" name="PAGE-3: /);
     expect(xml).not.toContain("<failure");
   });
 
@@ -75,6 +66,10 @@ describe("npm run conformance", () => {
       expect(log.entries.some((e: { request: { url: string } }) => e.request.url.endsWith("/v1/generations?limit=101"))).toBe(true);
       expect(readFileSync(har, "utf8")).not.toContain("ghk_demo_full");
       expect(run.stdout).toMatch(/^  FAIL  PAGE-3 /m);
+      // The table lists the rule chosen, and no other.
+      expect([...run.stdout.matchAll(/^ {2}(?:PASS|FAIL|n\/a ) {2}(\S+)/gm)].map((m) => m[1])).toEqual(["PAGE-3"]);
+      expect(run.stdout).not.toMatch(/not selected/);
+      expect(run.stdout).toMatch(/^FAILED: 0 pass, 1 fail, 0 n\/a of 1 seed rule selected \(--only PAGE-3\); /m);
       expect(run.stdout).toMatch(/limit=101 answered 200 .*request id conformance-/);
       expect(run.stdout).toMatch(/^FAILED: /m);
       expect(run.stdout).toMatch(/writes not allowed, spending not allowed, second account not given/);
@@ -88,7 +83,7 @@ describe("npm run conformance", () => {
     const run = await cli(["--only", "PAGE-3", "--quick", "--min-coverage", "90"]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/^Coverage under its floor: coverage [\d.]+% \(\d+ of \d+ rules exercised\) is under --min-coverage 90%$/m);
-    expect(run.stdout).toMatch(/^FAILED: \d+ pass, 0 fail, \d+ n\/a of \d+ seed rules; \d+ of \d+ rules exercised, \d+% \(floor 90%\)/m);
+    expect(run.stdout).toMatch(/^FAILED: 1 pass, 0 fail, 0 n\/a of 1 seed rule selected \(--only PAGE-3\); 1 of \d+ rules exercised, \d+% \(floor 90%\)/m);
   });
 
   it("CAT-4 CAT-5: --generate=N --seed --operations sends generated requests to its own simulator and says what it sent", async () => {
@@ -97,6 +92,55 @@ describe("npm run conformance", () => {
     expect(run.stdout).toMatch(/^Generated inputs \(seed 9, up to 5 per operation; the same seed sends the same requests\): 10 cases \(\d+ valid, \d+ with one fault\) to 2 operations, \d+ requests in all \(shrinking and cleanup included\), 0 finding\(s\)$/m);
     expect(run.stdout).toMatch(/^ {2}listModels +5 cases \(5 valid, 0 invalid\)$/m);
     expect(run.stdout).toMatch(/^ {2}searchKnowledge +5 cases \(3 valid, 2 invalid\)$/m);
+  });
+
+  it("describes each option once: the usage text, the environment, the secrets and the guide's table come from OPTIONS", () => {
+    expect(OPTIONS.length).toBeGreaterThan(30);
+    const usage = usageOf("generation-hub conformance");
+    const guide = readFileSync(join(root, "docs/conformance.md"), "utf8");
+    const table = guide.slice(guide.indexOf("## Options"), guide.indexOf("## Reading the report"));
+    for (const o of OPTIONS) {
+      expect(usage, o.flag).toMatch(new RegExp(`^  --${o.flag}\\b`, "m"));
+      if (o.flag !== "help") expect(table, o.flag).toContain(`\`--${o.flag}`);
+      const variable = /^[A-Z_0-9]+/.exec(o.env ?? "")?.[0];
+      if (variable) expect(usage, o.flag).toContain(o.env);
+      if (variable && !o.env!.includes("<")) expect(guide, o.flag).toContain(variable);
+      // A secret says which variables hold what it gave a run: the masking reads them from here.
+      expect(Boolean(o.secret), o.flag).toBe(o.secrets !== undefined);
+    }
+    for (const [, flag] of table.matchAll(/`--([a-z-]+)/g)) expect(OPTIONS.some((o) => o.flag === flag), `--${flag} in the guide`).toBe(true);
+  });
+
+  it("reads a flag before its variable, adds repeated values to the environment's, and takes the secrets from the options marked secret", () => {
+    const r = readRequest(
+      { "api-key": "flag-key", key: ["free=flag-free"], "scoped-key": ["flag-scoped"], "allow-writes": true, only: "PAGE, EVT-9" },
+      { HUB_API_KEY: "env-key", HUB_OTHER_API_KEY: "env-other", HUB_KEY_READ_ONLY: "env-readonly", HUB_SCOPED_KEY_1: "env-scoped", HUB_ALLOW_SPEND: "1", HUB_SESSION_COOKIE: "sid=env" },
+    );
+    expect(r.options).toMatchObject({ apiKey: "flag-key", otherApiKey: "env-other", keys: { "read-only": "env-readonly", free: "flag-free" }, scopedKeys: ["env-scoped", "flag-scoped"], allowWrites: true, allowSpend: true, only: ["PAGE", "EVT-9"] });
+    expect(r.cookie).toBe("sid=env");
+    const secrets = secretsOf({ baseUrl: "http://h", apiKey: "", ...r.options, session: { cookie: r.cookie! }, oauthToken: "gho_given" });
+    expect(secrets).toEqual([
+      { value: "flag-key", variable: "HUB_API_KEY" },
+      { value: "env-other", variable: "HUB_OTHER_API_KEY" },
+      { value: "env-readonly", variable: "HUB_KEY_READ_ONLY" },
+      { value: "flag-free", variable: "HUB_KEY_FREE" },
+      { value: "env-scoped", variable: "HUB_SCOPED_KEY_1" },
+      { value: "flag-scoped", variable: "HUB_SCOPED_KEY_2" },
+      { value: "sid=env", variable: "HUB_SESSION_COOKIE" },
+      { value: "gho_given", variable: "HUB_OAUTH_TOKEN" },
+    ]);
+    expect(() => readRequest({ key: ["ghk_a_key_given_without_its_role"] }, {})).toThrow(/--key takes ROLE=KEY with ROLE one of .*; got no ROLE=$/);
+  });
+
+  it("refuses an --only or --operations name that selects nothing, naming it and the closest known ones, with status 2", async () => {
+    const typo = await cli(["--only", "PAGE-3,NOPE-1,evt-9"]);
+    expect(typo.code).toBe(2);
+    expect(typo.stdout).toBe("");
+    expect(typo.stderr.split("\n")[0]).toBe("conformance: --only names no rule id or prefix of docs/seed-rules.yaml: NOPE-1 (closest: PAGE-1, UPL-1, SUP-1); evt-9 (closest: EVT-9)");
+    expect(() => readRequest({ only: "PAGE,SUB-,EVT-9,OAUTH" }, {})).not.toThrow();
+    expect(() => readRequest({ only: "XYZZY" }, {})).toThrow(/^--only names no rule id or prefix of docs\/seed-rules\.yaml: XYZZY \(nothing close\)$/);
+    expect(() => generateOption("", undefined, "listModel")).toThrow(/^--operations names no operation of the contract: listModel \(closest: listModels\)$/);
+    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", only: ["PAGE-33"] })).rejects.toThrow(/--only names no rule id or prefix of docs\/seed-rules\.yaml: PAGE-33 \(closest: PAGE-3\)/);
   });
 
   it("refuses bad generated-input and coverage flags with one clear line", () => {

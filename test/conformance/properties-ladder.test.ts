@@ -5,8 +5,9 @@
 // on the others): the suite fails exactly that rule, and only the property finds it (every
 // failure is the property's, on the routes the bug lives on).
 import { describe, expect, it } from "vitest";
-import { operationLabel } from "../../src/conformance/classify.ts";
-import { Masker } from "../../src/conformance/exchange-record.ts";
+import { operationLabel } from "../../src/conformance/describe.ts";
+import { curlLine } from "../../src/conformance/exchange-record.ts";
+import { Masker } from "../../src/conformance/secrets.ts";
 import { spellingsOf } from "../../src/conformance/properties/spellings.ts";
 import { v1Operations } from "../../src/conformance/properties/every-route.ts";
 import { matchOperation } from "../../src/contract/index.ts";
@@ -86,8 +87,8 @@ describe("spellings of a path", () => {
   });
 
   it("AUTH-7: a curl line sends a dot segment as it is (--path-as-is), as the suite sent it", () => {
-    const curl = new Masker([]).curl({ method: "GET", url: "http://127.0.0.1:4010/v1/conformance/../whoami", headers: {} });
+    const curl = curlLine({ method: "GET", url: "http://127.0.0.1:4010/v1/conformance/../whoami", headers: {} }, new Masker([]));
     expect(curl).toBe("curl -sS -i --path-as-is -X GET http://127.0.0.1:4010/v1/conformance/../whoami");
-    expect(new Masker([]).curl({ method: "GET", url: "http://127.0.0.1:4010/v1/whoami", headers: {} })).not.toContain("--path-as-is");
+    expect(curlLine({ method: "GET", url: "http://127.0.0.1:4010/v1/whoami", headers: {} }, new Masker([]))).not.toContain("--path-as-is");
   });
 });

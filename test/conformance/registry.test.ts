@@ -3,15 +3,16 @@
 // its contract location encodes (one broken thing, one failed rule).
 import { describe, expect, it } from "vitest";
 import { CHECKS, UNCHECKED } from "../../src/conformance/index.ts";
-import { classify } from "../../src/conformance/classify.ts";
+import { ANSWER_CHECKS } from "../../src/conformance/answer-checks/index.ts";
+import { ruleBroken } from "../../src/conformance/broken-rule.ts";
 import { Results } from "../../src/conformance/results.ts";
 import { checkAnswer, operationById, seedRules } from "../../src/contract/index.ts";
 import { readFileSync } from "node:fs";
 
 const observedEverywhere = (() => {
-  // Rules the per-answer observations and the classifier name (http.ts, classify.ts).
-  const text = ["http.ts", "classify.ts"].map((f) => readFileSync(new URL(`../../src/conformance/${f}`, import.meta.url), "utf8")).join("\n");
-  return new Set([...text.matchAll(/"([A-Z0-9]+-[0-9A-Z]+)"/g)].map((m) => m[1]!));
+  // Rules the answer checks charge, and those the classifier names for the contract's locations (broken-rule.ts).
+  const text = readFileSync(new URL("../../src/conformance/broken-rule.ts", import.meta.url), "utf8");
+  return new Set([...ANSWER_CHECKS.flatMap((c) => c.rules), ...[...text.matchAll(/"([A-Z0-9]+-[0-9A-Z]+)"/g)].map((m) => m[1]!)]);
 })();
 
 describe("the suite's rule bookkeeping", () => {
@@ -56,7 +57,7 @@ describe("the suite's rule bookkeeping", () => {
 function charged(operationId: string, status: number, headers: Record<string, string>, body: unknown, context = "CONTEXT-RULE"): string[] {
   const op = operationById(operationId);
   const text = body === undefined ? "" : JSON.stringify(body);
-  return [...new Set(checkAnswer(op, { status, headers, body: text }).map((v) => classify(op, status, v, body, context)))];
+  return [...new Set(checkAnswer(op, { status, headers, body: text }).map((v) => ruleBroken(op, status, v, body, context)))];
 }
 
 const V1 = { "x-request-id": "r", "cache-control": "private, no-store", vary: "Authorization, Cookie, Origin", "ratelimit": '"default";r=9;t=5', "ratelimit-policy": '"default";q=10;w=60', "content-type": "application/json" };

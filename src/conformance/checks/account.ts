@@ -2,6 +2,7 @@
 // rate windows seen over the whole run.
 import { scopes } from "../../contract/index.ts";
 import { randomToken, type Check } from "../context.ts";
+import { bodyShown } from "../describe.ts";
 
 export const singletons: Check = {
   name: "singleton reads and the folder list",
@@ -86,7 +87,7 @@ export const oauthRefusals: Check = {
       c.expect(
         (token.status === 400 || token.status === 401) && (error === "invalid_grant" || error === "invalid_client"),
         "OAUTH-16",
-        `a code exchange with an unknown code and client answered ${token.status} ${JSON.stringify(token.json ?? token.text.slice(0, 80))}; expected the OAuth form with invalid_grant or invalid_client`,
+        `a code exchange with an unknown code and client answered ${token.status} with ${bodyShown(token.text)}; expected the OAuth form with invalid_grant or invalid_client`,
         token,
       );
     }
@@ -97,15 +98,15 @@ export const windows: Check = {
   name: "rate windows over the run",
   rules: ["LIM-1"],
   async run(c) {
-    const seen = [...c.t.policiesSeen];
+    const seen = [...c.seen.policies];
     if (seen.length === 0) {
       c.skip(["LIM-1"], "no RateLimit pair seen");
       return;
     }
     const odd = seen.filter((p) => p !== "default" && p !== "account");
     c.expect(odd.length === 0, "LIM-1", `windows named ${odd.join(", ")}; the seed names default (per key) and account`);
-    const d = c.t.windowsSeen.get("default");
-    const a = c.t.windowsSeen.get("account");
+    const d = c.seen.windowLengths.get("default");
+    const a = c.seen.windowLengths.get("account");
     if (d !== undefined && a !== undefined) c.expect(d === a, "LIM-1", `the default window lasts ${d} s and the account window ${a} s; they are of equal length`);
     else c.skip(["LIM-1"], `only the ${seen.join(", ")} window was binding in this run: the two windows were not compared`);
   },

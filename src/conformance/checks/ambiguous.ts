@@ -7,8 +7,8 @@
 // item `{ field, reason: "duplicate" }` is the seed's reason for it, another refusal is
 // noted. The two header lines go through node:http (fetch joins them into one).
 import { operationById, singularQueryParameters, type Json } from "../../contract/index.ts";
-import { errorCodeOf } from "../classify.ts";
-import { unknownKeyLike, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import { unknownKeyLike, type Check, type CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import { fieldOfParam, queryText } from "../generate/cases.ts";
 import { planFor, ruleOf, type Known, type Plan } from "../generate/plans.ts";
@@ -29,7 +29,7 @@ function details(ex: Exchange): { field?: unknown; reason?: unknown }[] {
 }
 
 /** Judges the answer to a request that gave `field` twice (a parameter or a header). */
-export function judgeAmbiguous(c: Ctx, rule: string, ex: Exchange, field: string, what: string): void {
+export function judgeAmbiguous(c: CheckContext, rule: string, ex: Exchange, field: string, what: string): void {
   const code = errorCodeOf(ex.json);
   if (ex.status >= 200 && ex.status < 300) {
     c.fail(rule, `${what} answered ${ex.status}: the server acted on one of the two, an ambiguous request is refused`, ex);
@@ -79,7 +79,7 @@ export const ambiguous: Check = {
         if (pairs.length === 0) c.skip([rule], `${op}: ${name} given twice not tried (no valid value of it is known in this run)`);
         for (const pair of pairs) {
           const ex = await c.get(`${plan.operation.path}?${query(name, pair)}`, rule);
-          c.t.deliberate(ex);
+          c.target.deliberate(ex);
           judgeAmbiguous(c, rule, ex, name, `${op}: ${name} given twice (${name}=${pair[0]} and ${name}=${pair[1]})`);
         }
       }
@@ -90,19 +90,19 @@ export const ambiguous: Check = {
 };
 
 /** `types` of the event stream given twice: the stream must not open. */
-async function streamTypes(c: Ctx): Promise<void> {
+async function streamTypes(c: CheckContext): Promise<void> {
   const [a, b] = [...new Set(c.shared.models.map((m) => String(m.type)))];
   if (!a || !b || !singularQueryParameters(operationById("streamGenerationEvents")).includes("types")) {
     c.skip([STREAM_TYPES_RULE], "types given twice not tried (the catalog has fewer than two types)");
     return;
   }
-  const opened = await c.t.openStream({ query: `?${query("types", [a, b])}`, rule: STREAM_TYPES_RULE }, {});
+  const opened = await c.target.openStream({ query: `?${query("types", [a, b])}`, rule: STREAM_TYPES_RULE }, {});
   opened.stream?.close();
   judgeAmbiguous(c, STREAM_TYPES_RULE, opened.exchange, "types", `streamGenerationEvents: types given twice (types=${a} and types=${b})`);
 }
 
 /** Two Authorization headers, in both orders, and two keys of two accounts: never served. */
-async function twoCredentials(c: Ctx): Promise<void> {
+async function twoCredentials(c: CheckContext): Promise<void> {
   const main = `Bearer ${c.apiKey}`;
   const unknown = `Bearer ${unknownKeyLike(c.apiKey)}`;
   const pairs: [string, string, string][] = [
@@ -112,7 +112,7 @@ async function twoCredentials(c: Ctx): Promise<void> {
   if (c.otherKey && c.shared.otherIsOtherAccount) pairs.push([main, `Bearer ${c.otherKey}`, "the main key, then the second account's key"]);
   for (const [first, second, what] of pairs) {
     const ex = await c.request({ method: "GET", path: AUTH_PATH, key: null, label: "two credentials", lines: [["authorization", first], ["authorization", second]], rule: "AUTH-1", direct: true });
-    c.t.deliberate(ex);
+    c.target.deliberate(ex);
     judgeAmbiguous(c, "AUTH-1", ex, "Authorization", `two Authorization headers (${what})`);
   }
 }

@@ -1,9 +1,11 @@
 // Who the key is, every route of the summary table, the refusal ladder, where a key is
 // accepted, and the envelope's request id and languages.
 import { operations, scopes } from "../../contract/index.ts";
-import { errorCodeOf, notRouted } from "../classify.ts";
-import { randomToken, unknownKeyLike, type Check, type Ctx } from "../context.ts";
+import { notRouted } from "../broken-rule.ts";
+import { errorCodeOf } from "../describe.ts";
+import { randomToken, unknownKeyLike, type Check, type CheckContext } from "../context.ts";
 import { KEY_ROLES, type KeyRole } from "../options.ts";
+import { KeyRefused } from "../stops.ts";
 
 
 /** A concrete path for a template: placeholders the server cannot know. */
@@ -20,7 +22,7 @@ export const discovery: Check = {
     const code = errorCodeOf(who.json);
     if ((who.status === 401 || who.status === 403) && code !== undefined) {
       c.fail("AUTH-1", `the API key was refused: ${who.status} ${code}`, who);
-      throw new Fatal(`GET /v1/whoami answered ${who.status} ${code}: the API key is not usable, nothing else can be checked`);
+      throw new KeyRefused(`GET /v1/whoami answered ${who.status} ${code}: the API key is not usable, nothing else can be checked`);
     }
     // Anything else (a route the server does not have, a crash) says nothing about the
     // key: the answer's own faults are charged where it was observed, and the run goes on.
@@ -28,7 +30,7 @@ export const discovery: Check = {
       c.pass("AUTH-1");
       c.shared.whoami = who.json;
     } else c.skip(["AUTH-1", "ACC-2", "AUTH-5"], `GET /v1/whoami answered ${who.status}${code ? ` ${code}` : ""}: who the key is was not learnt`);
-    if (who.status === 200 && !c.r.staticMock) {
+    if (who.status === 200 && !c.settings.staticMock) {
       c.expect(who.json?.channel !== "oauth", "ACC-2", `an API key resolved to channel ${JSON.stringify(who.json?.channel)}; \`oauth\` is for OAuth tokens`, who);
       const held: unknown[] = Array.isArray(who.json?.scopes) ? who.json.scopes : [];
       const unknown = held.filter((s) => !scopes.includes(String(s)));
@@ -49,7 +51,7 @@ export const discovery: Check = {
     if (own.status === 200 && Array.isArray(own.json?.data)) c.shared.own = own.json.data;
 
     const otherKey = c.otherKey;
-    if (otherKey && !c.r.staticMock) {
+    if (otherKey && !c.settings.staticMock) {
       const whoOther = await c.get("/v1/whoami", "ACC-2", { key: otherKey });
       if (whoOther.status === 200 && whoOther.json?.user_id !== undefined && whoOther.json.user_id !== who.json?.user_id) {
         c.shared.otherIsOtherAccount = true;
@@ -72,7 +74,7 @@ export const localisation: Check = {
   name: "Russian wording over the run",
   rules: ["ENV-3"],
   async run(c) {
-    const asked = c.t.localisation;
+    const asked = c.seen.localisation;
     if (asked.length === 0) {
       c.skip(["ENV-3"], "no refusal was asked for in Russian");
       return;
@@ -89,9 +91,6 @@ export const localisation: Check = {
   },
 };
 
-/** Thrown by a check when nothing else can run (the main key is refused). */
-export class Fatal extends Error {}
-
 export const routes: Check = {
   name: "every route of the summary table",
   rules: ["EP-4", "AUTH-7", "AUTH-8"],
@@ -104,9 +103,9 @@ export const routes: Check = {
       const credentialed = op.schemes.length > 0;
       // A static mock answers an invalid request (an OAuth form without its fields) with a
       // status of its own, not the document's: only credentialed routes are asked there.
-      if (c.r.staticMock && !credentialed && method !== "GET") continue;
+      if (c.settings.staticMock && !credentialed && method !== "GET") continue;
       const ex = await c.request({ method, path, key: null, rule: "EP-4", ...(method === "GET" || method === "DELETE" ? {} : { raw: "", headers: {} }) });
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       const code = errorCodeOf(ex.json);
       if (ex.status === 404 || ex.status === 405) {
         missing.push(`${method} ${op.path}`);
@@ -117,7 +116,7 @@ export const routes: Check = {
         c.skip(["EP-4"], `some routes answered 503 service_unavailable (not offered by this server now)`);
         continue;
       }
-      if (credentialed && !c.r.staticMock) {
+      if (credentialed && !c.settings.staticMock) {
         c.refusal(ex, "unauthorized", "AUTH-7", `${method} ${op.path} without a credential`);
       }
       if (ex.status === 401) checkChallenge(c, ex, false);
@@ -127,7 +126,7 @@ export const routes: Check = {
 };
 
 /** `WWW-Authenticate` of a 401: `resource_metadata` names the protected-resource document. */
-export function checkChallenge(c: Ctx, ex: import("../http.ts").Exchange, tokenPresented: boolean): void {
+export function checkChallenge(c: CheckContext, ex: import("../http.ts").Exchange, tokenPresented: boolean): void {
   const challenge = ex.headers.get("www-authenticate") ?? "";
   const m = /resource_metadata="?([^",\s]+)"?/.exec(challenge);
   if (!m) return; // checkAnswer already charged AUTH-8 for a missing or malformed header
@@ -158,7 +157,7 @@ export const ladder: Check = {
       if (role === "read-only") {
         // A body that can never create anything: only the scope rung can answer.
         const ex = await c.request({ method: "POST", path: "/v1/generations", key, json: {}, headers: { "idempotency-key": `conformance-${randomToken()}` }, rule: "AUTH-6" });
-        c.t.deliberate(ex);
+        c.target.deliberate(ex);
         c.refusal(ex, "insufficient_scope", "AUTH-6", "a submit with a key that lacks generations:write");
         c.refusal(ex, "insufficient_scope", "AUTH-7", "the scope rung (a key that lacks generations:write)");
         continue;
@@ -181,7 +180,7 @@ export const keyPlacement: Check = {
   async run(c) {
     for (const param of ["api_key", "access_token"]) {
       const ex = await c.get(`/v1/whoami?${param}=${encodeURIComponent(c.apiKey)}`, "AUTH-4", { key: null });
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       c.expect(ex.status === 401 && errorCodeOf(ex.json) === "unauthorized", "AUTH-4", `a key in the query (${param}) was not refused as no credential: ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex);
     }
     const origin = "https://conformance.invalid";
@@ -208,7 +207,7 @@ export const envelope: Check = {
     const plain = await c.get("/v1/whoami", "EP-2", { requestId: false });
     c.expect(Boolean(plain.headers.get("x-request-id")), "EP-2", "no X-Request-Id generated when none was sent", plain);
     const refused = await c.get("/v1/generations?limit=0", "EP-2", { requestId: false });
-    c.t.deliberate(refused);
+    c.target.deliberate(refused);
     const header = refused.headers.get("x-request-id");
     const body = refused.json?.error?.request_id;
     if (header && typeof body === "string") c.expect(header === body, "EP-2", `the generated X-Request-Id ${header} differs from error.request_id ${body}`, refused);
@@ -217,22 +216,22 @@ export const envelope: Check = {
     // held to it as it comes (Target.observe); a few refusals of different codes are asked
     // for in Russian here, so that `localisation` can tell a server that never translates.
     const ru = await c.get("/v1/generations?limit=0", "ENV-3", { headers: { "accept-language": "ru" } });
-    c.t.deliberate(ru);
+    c.target.deliberate(ru);
     const ruNoKey = await c.get("/v1/whoami", "ENV-3", { key: null, headers: { "accept-language": "ru" } });
-    c.t.deliberate(ruNoKey);
+    c.target.deliberate(ruNoKey);
     const ruNowhere = await c.get(`/v1/conformance-no-such-route-${randomToken()}`, "ENV-3", { headers: { "accept-language": "ru-RU, ru;q=0.9" } });
-    c.t.deliberate(ruNowhere);
+    c.target.deliberate(ruNowhere);
     const de = await c.get("/v1/generations?limit=0", "ENV-3", { headers: { "accept-language": "de-DE, de;q=0.9" } });
-    c.t.deliberate(de);
+    c.target.deliberate(de);
 
     // A body that is not JSON: a clean envelope, no parser message.
     const broken = await c.request({ method: "POST", path: "/v1/pricing/estimate", raw: '{"type": "video", "model": ', headers: { "content-type": "application/json" }, rule: "ENV-6", direct: true });
-    c.t.deliberate(broken);
+    c.target.deliberate(broken);
     c.refusal(broken, "invalid_request", "PRICE-7", "an estimate whose body is not JSON");
 
     // An unknown route answers not_found in the envelope.
     const nowhere = await c.get(`/v1/conformance-no-such-route-${randomToken()}`, "EP-1");
-    c.t.deliberate(nowhere);
+    c.target.deliberate(nowhere);
     c.refusal(nowhere, "not_found", "EP-1", "an unknown /v1 route");
   },
 };

@@ -3,8 +3,8 @@
 // ledger's meaning where the run spent credits: a debit row (negative `amount_cc`) linked
 // to a generation this run created. The ledger's shape and paging (newest first, no
 // overlap, no loss) are checked with the other collections (paging.ts).
-import { errorCodeOf } from "../classify.ts";
-import type { Check, Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import type { Check, CheckContext } from "../context.ts";
 
 const RULES = ["BILL-1", "BILL-2", "BILL-3", "W-7"];
 
@@ -37,7 +37,7 @@ export const billing: Check = {
   },
 };
 
-async function ledger(c: Ctx): Promise<void> {
+async function ledger(c: CheckContext): Promise<void> {
   const before = c.shared.balanceBeforeSpend;
   const created = c.shared.created.map((g) => String(g.id));
   if (before === undefined || created.length === 0) {

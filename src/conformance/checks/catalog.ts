@@ -3,8 +3,8 @@
 // creating and charging nothing, refused the same way).
 import { deref, schema, type JsonObject } from "../../contract/index.ts";
 import { moneyOf, sameMoney } from "../sequences/account-state.ts";
-import { errorCodeOf } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf, shown } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 
 export const models: Check = {
   name: "model catalog",
@@ -78,7 +78,7 @@ export function minimalBody(model: Record<string, any>): Record<string, unknown>
 }
 
 /** Prices the catalog's models; fills `shared.priced` with the bodies the server prices, cheapest first. */
-async function priceModels(c: Ctx): Promise<void> {
+async function priceModels(c: CheckContext): Promise<void> {
   const candidates = c.shared.models.map((m) => ({ m, body: minimalBody(m) })).filter((x) => x.body).slice(0, 6);
   for (const { m, body } of candidates) {
     const ex = await c.post("/v1/pricing/estimate", body, "PRICE-1");
@@ -115,7 +115,7 @@ export const pricing: Check = {
 
       // Refused like the submit: an unknown field, a model not in the catalog, a bound.
       const unknownField = await c.post("/v1/pricing/estimate", { ...cheapest.body, conformance_unknown_field: 1 }, "PRICE-7");
-      c.t.deliberate(unknownField);
+      c.target.deliberate(unknownField);
       if (c.refusal(unknownField, "invalid_request", "PRICE-7", "an estimate with an unknown field")) {
         const d = unknownField.json?.error?.details;
         c.expect(Array.isArray(d) && d.some((x: any) => x.field === "conformance_unknown_field" && x.reason === "unknown_field"), "PRICE-7", `details do not name the unknown field: ${JSON.stringify(d)}`, unknownField);
@@ -125,7 +125,7 @@ export const pricing: Check = {
       const over = overBound(String(cheapest.body.type));
       if (over) {
         const ex = await c.post("/v1/pricing/estimate", { ...cheapest.body, [over.field]: over.value }, "PRICE-7");
-        c.t.deliberate(ex);
+        c.target.deliberate(ex);
         if (c.refusal(ex, "invalid_request", "PRICE-7", `an estimate with ${over.field} out of bounds`)) {
           const d = ex.json?.error?.details;
           c.expect(Array.isArray(d) && d.some((x: any) => x.field === over.field && x.reason === "out_of_range"), "PRICE-7", `details do not name ${over.field} out_of_range: ${JSON.stringify(d)}`, ex);
@@ -141,7 +141,7 @@ export const pricing: Check = {
     const upscale = c.shared.models.find((m) => m.type === "upscale");
     if (upscale) {
       const ex = await c.post("/v1/pricing/estimate", { type: "upscale", model: upscale.id, image_url: `https://conformance.invalid/missing-${randomToken()}.png`, scale: 2 }, "PRICE-5");
-      c.expect(ex.status === 400, "PRICE-5", `an upscale estimate whose image cannot be read answered ${ex.status}${ex.status === 200 ? ` with price_cc ${ex.json?.price_cc}` : ""}, not 400`, ex);
+      c.expect(ex.status === 400, "PRICE-5", `an upscale estimate whose image cannot be read answered ${ex.status}${ex.status === 200 ? ` with price_cc ${shown(ex.json?.price_cc)}` : ""}, not 400`, ex);
     } else c.skip(["PRICE-5"], "no upscale model in the catalog (the price of an upscale depends on its image)");
 
     // Reading, the catalog and prices need no plan.

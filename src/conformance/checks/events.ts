@@ -2,8 +2,8 @@
 // unknown Last-Event-ID gets `reset` first (and its fresh id resumes), the per-key
 // stream limit, and the heartbeat. Numbers come from the contract (streamLimits()).
 import { streamLimits } from "../../contract/index.ts";
-import { errorCodeOf } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 import type { EventStream } from "../sse.ts";
 
 const FIRST_FRAME_MS = 5_000;
@@ -15,11 +15,11 @@ export const heartbeatStart: Check = {
   name: "heartbeat (opening)",
   rules: ["EVT-8"],
   async run(c) {
-    if (c.r.o.quick) {
+    if (c.settings.options.quick) {
       c.shared.heartbeat = { skip: "skipped by --quick (it waits up to the heartbeat interval in real time)" };
       return;
     }
-    const { stream } = await c.t.openStream({ rule: "EVT-8" }, {});
+    const { stream } = await c.target.openStream({ rule: "EVT-8" }, {});
     c.shared.heartbeat = { stream };
   },
 };
@@ -37,7 +37,8 @@ export const heartbeatEnd: Check = {
     if (!s) return;
     const limit = streamLimits().heartbeatSeconds;
     const deadline = s.openedAt + (limit + HEARTBEAT_SLACK_S) * 1000;
-    const got = await s.until((x) => x.commentTimes.length > 0, Math.max(0, deadline - Date.now()));
+    const left = Math.max(0, deadline - Date.now());
+    const got = s.commentTimes.length > 0 || await c.target.waiting(`up to ${Math.ceil(left / 1000)} s for a heartbeat comment on the event stream (--quick skips this check)`, left / 1000, s.until((x) => x.commentTimes.length > 0, left));
     s.close();
     c.expect(got, "EVT-8", `no heartbeat comment within ${limit} s (+${HEARTBEAT_SLACK_S} s) of opening the stream${s.ended ? " (the stream ended)" : ""}`, s.opened);
   },
@@ -47,22 +48,22 @@ export const streamBasics: Check = {
   name: "event stream: opening, types, reset, resume of a fresh id",
   rules: ["EVT-3", "EVT-10", "EVT-6", "EVT-2"],
   async run(c) {
-    const { stream, exchange } = await c.t.openStream({ rule: "EVT-3" }, {});
+    const { stream, exchange } = await c.target.openStream({ rule: "EVT-3" }, {});
     if (c.unavailable(exchange, ["EVT-3", "EVT-10", "EVT-6", "EVT-2"])) return;
     c.expect(stream !== undefined, "EVT-3", `GET /v1/events answered ${exchange.status} ${errorCodeOf(exchange.json) ?? ""}, not a 200 text/event-stream`, exchange);
     stream?.close();
 
     const known = c.shared.models.find((m) => typeof m.type === "string")?.type ?? "video";
-    const typed = await c.t.openStream({ rule: "EVT-10", query: `?types=${encodeURIComponent(known)}` }, {});
+    const typed = await c.target.openStream({ rule: "EVT-10", query: `?types=${encodeURIComponent(known)}` }, {});
     c.expect(typed.stream !== undefined, "EVT-10", `types=${known} answered ${typed.exchange.status}`, typed.exchange);
     typed.stream?.close();
-    const unknown = await c.t.openStream({ rule: "EVT-10", query: `?types=conformance_unknown_type` }, {});
-    c.t.deliberate(unknown.exchange);
+    const unknown = await c.target.openStream({ rule: "EVT-10", query: `?types=conformance_unknown_type` }, {});
+    c.target.deliberate(unknown.exchange);
     unknown.stream?.close();
     c.refusal(unknown.exchange, "invalid_request", "EVT-10", "types with an unknown generation type");
 
     // An id the server never issued: 200, then `reset` (cursor_unknown) first.
-    const reset = await c.t.openStream({ rule: "EVT-6", lastEventId: `conformance-unknown-cursor-${randomToken()}` }, {});
+    const reset = await c.target.openStream({ rule: "EVT-6", lastEventId: `conformance-unknown-cursor-${randomToken()}` }, {});
     if (!reset.stream) {
       c.fail("EVT-6", `an unknown Last-Event-ID answered ${reset.exchange.status} ${errorCodeOf(reset.exchange.json) ?? ""}; reset is not an error, the answer is 200`, reset.exchange);
       return;
@@ -79,7 +80,7 @@ export const streamBasics: Check = {
     c.expect(first.data?.catch_up === "/v1/generations/status", "EVT-6", `reset catch_up ${JSON.stringify(first.data?.catch_up)}`, reset.exchange);
     if (!first.id) return;
     // The reset's fresh id is a cursor the stream resumes from.
-    const resumed = await c.t.openStream({ rule: "EVT-6", lastEventId: first.id }, {});
+    const resumed = await c.target.openStream({ rule: "EVT-6", lastEventId: first.id }, {});
     if (resumed.stream) {
       await resumed.stream.until((s) => s.frames.length > 0, QUIET_MS);
       resumed.stream.close();
@@ -92,20 +93,20 @@ export const streamBasics: Check = {
 export const streamLimit: Check = {
   name: "event stream: streams per key",
   rules: ["EVT-12", "ERR-3"],
-  async run(c: Ctx) {
+  async run(c: CheckContext) {
     const max = streamLimits().maxStreamsPerKey;
     const mine: EventStream[] = [];
     try {
       let refusedEarly: number | undefined;
-      while (c.t.openStreams.size < max) {
-        const { stream, exchange } = await c.t.openStream({ rule: "EVT-12" }, {});
+      while (c.target.openStreams.size < max) {
+        const { stream, exchange } = await c.target.openStream({ rule: "EVT-12" }, {});
         if (!stream) {
           if (c.unavailable(exchange, ["EVT-12"])) return;
           if (exchange.status === 429 && errorCodeOf(exchange.json) === "too_many_streams") {
-            refusedEarly = c.t.openStreams.size + 1;
+            refusedEarly = c.target.openStreams.size + 1;
             break;
           }
-          c.fail("EVT-12", `opening stream ${c.t.openStreams.size + 1} of ${max} answered ${exchange.status} ${errorCodeOf(exchange.json) ?? ""}`, exchange);
+          c.fail("EVT-12", `opening stream ${c.target.openStreams.size + 1} of ${max} answered ${exchange.status} ${errorCodeOf(exchange.json) ?? ""}`, exchange);
           return;
         }
         mine.push(stream);
@@ -113,7 +114,7 @@ export const streamLimit: Check = {
       if (refusedEarly !== undefined) {
         c.note("EVT-12", `stream ${refusedEarly} was already refused: the key holds streams elsewhere`);
       } else {
-        const extra = await c.t.openStream({ rule: "EVT-12" }, {});
+        const extra = await c.target.openStream({ rule: "EVT-12" }, {});
         extra.stream?.close();
         if (!c.refusal(extra.exchange, "too_many_streams", "EVT-12", `stream ${max + 1} of one key`)) return;
         c.expect(extra.exchange.headers.get("retry-after") !== null, "ERR-3", "a 429 too_many_streams without Retry-After", extra.exchange);
@@ -124,7 +125,7 @@ export const streamLimit: Check = {
       freed.close();
       for (let attempt = 0; attempt < 6; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, 150 * (attempt + 1)));
-        const again = await c.t.openStream({ rule: "EVT-12" }, {});
+        const again = await c.target.openStream({ rule: "EVT-12" }, {});
         if (again.stream) {
           again.stream.close();
           c.pass("EVT-12");

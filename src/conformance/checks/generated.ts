@@ -3,8 +3,8 @@
 // finding shrunk and charged to its seed rule. It learns first what the schemas cannot
 // know: the catalog's models, ids of objects the account has, cursors, a folder of its own.
 import { operations } from "../../contract/index.ts";
-import { errorCodeOf } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 import { casesFor, operationSeed } from "../generate/cases.ts";
 import { generatedRules, planFor, type Known, type Plan } from "../generate/plans.ts";
 import type { GeneratedReport } from "../generate/report.ts";
@@ -21,9 +21,9 @@ function ids(list: Record<string, any>[]): string[] {
 }
 
 /** What the schemas cannot know that earlier checks learnt (no request). */
-export function knownOf(c: Ctx): Known {
+export function knownOf(c: CheckContext): Known {
   const s = c.shared;
-  const outputPaths = s.own.flatMap((g) => (Array.isArray(g.output_urls) ? g.output_urls : [])).map((u: unknown) => (typeof u === "string" ? c.t.pathOf(u) : undefined)).filter((p: string | undefined): p is string => typeof p === "string").slice(0, 10);
+  const outputPaths = s.own.flatMap((g) => (Array.isArray(g.output_urls) ? g.output_urls : [])).map((u: unknown) => (typeof u === "string" ? c.target.pathOf(u) : undefined)).filter((p: string | undefined): p is string => typeof p === "string").slice(0, 10);
   return {
     models: s.models,
     ownIds: ids([...s.own, ...s.created]),
@@ -37,7 +37,7 @@ export function knownOf(c: Ctx): Known {
 }
 
 /** What the schemas cannot know, from earlier checks and a few reads. */
-async function learn(c: Ctx): Promise<Known> {
+async function learn(c: CheckContext): Promise<Known> {
   const s = c.shared;
   if (s.models.length === 0) {
     const list = await c.get("/v1/models", "CAT-4");
@@ -57,26 +57,26 @@ async function learn(c: Ctx): Promise<Known> {
   }
   // A folder of its own only when an operation that changes or fills one is generated.
   const folderOps = ["changeLibraryFolder", "moveLibraryItems"];
-  const ops = c.r.generate?.operations;
-  if (c.r.writes && (!ops || ops.some((o) => folderOps.includes(o)))) known.folderId = await ownFolder(c);
+  const ops = c.settings.generate?.operations;
+  if (c.settings.writes && (!ops || ops.some((o) => folderOps.includes(o)))) known.folderId = await ownFolder(c);
   return known;
 }
 
 /** A folder of the generator's own (deleted at the end): the seed does not show a create reply, so it is found by name. */
-async function ownFolder(c: Ctx): Promise<string | undefined> {
+async function ownFolder(c: CheckContext): Promise<string | undefined> {
   const name = `conformance-gen ${randomToken()}`;
   const made = await c.post("/v1/library/folders", { name }, "LIB-3");
   if (made.status >= 300) return undefined;
   return folderNamed(c, name);
 }
 
-async function folderNamed(c: Ctx, name: string): Promise<string | undefined> {
+async function folderNamed(c: CheckContext, name: string): Promise<string | undefined> {
   const list = await c.get("/v1/library/folders", "LIB-2");
   const found = Array.isArray(list.json?.data) ? list.json.data.find((f: any) => f.name === name) : undefined;
   return typeof found?.id === "string" ? found.id : undefined;
 }
 
-async function deleteFolder(c: Ctx, id: string): Promise<void> {
+async function deleteFolder(c: CheckContext, id: string): Promise<void> {
   const gone = await c.request({ method: "DELETE", path: `/v1/library/folders/${encodeURIComponent(id)}`, rule: "LIB-5" });
   if (gone.status >= 300 && gone.status !== 404) c.note("LIB-5", `a folder the generator made (${id}) could not be deleted: ${gone.status} ${errorCodeOf(gone.json) ?? ""}`);
 }
@@ -103,11 +103,11 @@ export const generated: Check = {
   rules: [...new Set([...generatedRules(), ...STATEFUL_RULES])],
   needs: { generate: true },
   async run(c) {
-    const g = c.r.generate!;
+    const g = c.settings.generate!;
     const report: GeneratedReport = { seed: g.seed, perOperation: g.perOperation, operations: [], skipped: [], sequences: [] };
     c.shared.generated = report;
     const known = await learn(c);
-    const only = c.r.o.only;
+    const only = c.settings.options.only;
     try {
       for (const op of operations()) {
         if (g.operations && !g.operations.includes(op.operationId)) continue;
@@ -117,8 +117,8 @@ export const generated: Check = {
           continue;
         }
         const why =
-          plan.needs === "spend" && !c.r.spend ? "needs --allow-spend (a generated submit may cost credits)"
-          : plan.needs === "writes" && !c.r.writes ? "needs --allow-writes (a generated request may change state)"
+          plan.needs === "spend" && !c.settings.spend ? "needs --allow-spend (a generated submit may cost credits)"
+          : plan.needs === "writes" && !c.settings.writes ? "needs --allow-writes (a generated request may change state)"
           : only?.length && !planRules(plan).some((id) => onlyMatches(id, only)) ? "none of its rules selected (--only)"
           : undefined;
         if (why) {

@@ -2,8 +2,8 @@
 // ids that read back, result files only for their owner, and another account's
 // objects answering exactly like objects that do not exist.
 import { bound } from "../../contract/index.ts";
-import { errorCodeOf } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 
 export const BATCH_MAX = bound("GenerationStatusRequest", "ids", "maxItems");
@@ -14,7 +14,7 @@ export function fakeIds(n: number): string[] {
 }
 
 /** Same fields (names), for records read at the same status. */
-export function sameShape(c: Ctx, a: Record<string, any>, b: Record<string, any>, where: string, ex?: Exchange): void {
+export function sameShape(c: CheckContext, a: Record<string, any>, b: Record<string, any>, where: string, ex?: Exchange): void {
   if (a.status !== b.status) return;
   const ka = Object.keys(a).sort().join(", ");
   const kb = Object.keys(b).sort().join(", ");
@@ -54,7 +54,7 @@ export function sameAnswer(foreign: Exchange, missing: Exchange, ids: string[]):
 }
 
 /** The answer for another account's object is the answer for an object that does not exist. */
-export function likeMissing(c: Ctx, rule: string, foreign: Exchange, missing: Exchange, ids: string[], what: string): void {
+export function likeMissing(c: CheckContext, rule: string, foreign: Exchange, missing: Exchange, ids: string[], what: string): void {
   const fc = errorCodeOf(foreign.json);
   if (foreign.status !== 404 || fc !== "not_found") {
     c.fail(rule, `${what}: another account's object answered ${foreign.status} ${fc ?? ""}, not 404 not_found`, foreign);
@@ -93,7 +93,7 @@ export const batch: Check = {
       }
     }
     const over = await c.post("/v1/generations/status", { ids: fakeIds(BATCH_MAX + 1) }, "BATCH-1");
-    c.t.deliberate(over);
+    c.target.deliberate(over);
     if (over.status === 200) c.fail("BATCH-1", `${BATCH_MAX + 1} ids answered 200: trimmed instead of refused`, over);
     else if (c.refusal(over, "invalid_limit", "BATCH-1", `${BATCH_MAX + 1} ids`)) {
       const d = over.json?.error?.details?.[0];
@@ -137,13 +137,13 @@ export const readGenerations: Check = {
       return;
     }
     const link = String(done.output_urls[0]);
-    const path = c.t.pathOf(link);
+    const path = c.target.pathOf(link);
     const shape = path && new RegExp(`^/v1/generations/${escape(String(done.id))}/outputs/[^/?]+/[0-9]+$`).test(path.split("?")[0]!);
     if (!c.expect(Boolean(shape), "GEN-5", `output link ${link} does not point at GET /v1/generations/${done.id}/outputs/{kind}/{index} on this API`)) return;
     const mine = await c.get(path!, "GEN-5", { headersOnly: true });
     c.expect(mine.status === 200, "GEN-5", `the owner's download of ${link} answered ${mine.status} ${errorCodeOf(mine.json) ?? ""}`, mine);
     const anon = await c.get(path!, "GEN-5", { key: null });
-    c.t.deliberate(anon);
+    c.target.deliberate(anon);
     c.expect(anon.status === 401, "GEN-5", `${link} without Authorization answered ${anon.status}, not 401`, anon);
     if (c.otherKey && c.shared.otherIsOtherAccount) {
       const stranger = await c.get(path!, "GEN-5", { key: c.otherKey, headersOnly: true });

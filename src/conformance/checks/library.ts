@@ -3,8 +3,8 @@
 // out of a folder, another account's ids answering exactly like missing ones, and no
 // credit moved. The suite works on folders of its own (uniquely named) and deletes them;
 // the file it moves is the one the uploads check wrote.
-import { errorCodeOf } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import { moneyOf, sameMoney } from "../sequences/account-state.ts";
 import { likeMissing } from "./generations.ts";
@@ -13,12 +13,12 @@ const RULES = ["LIB-3", "LIB-4", "LIB-5", "LIB-6", "LIB-7", "LIB-2", "PAGE-6"];
 
 type Folder = Record<string, any>;
 
-async function listFolders(c: Ctx, rule: string, key?: string): Promise<{ ex: Exchange; list?: Folder[] }> {
+async function listFolders(c: CheckContext, rule: string, key?: string): Promise<{ ex: Exchange; list?: Folder[] }> {
   const ex = await c.get("/v1/library/folders", rule, key ? { key } : {});
   return { ex, list: ex.status === 200 && Array.isArray(ex.json?.data) ? ex.json.data : undefined };
 }
 
-async function findAsset(c: Ctx, id: string, rule: string): Promise<{ ex: Exchange; asset?: Record<string, any> }> {
+async function findAsset(c: CheckContext, id: string, rule: string): Promise<{ ex: Exchange; asset?: Record<string, any> }> {
   const ex = await c.get("/v1/library/assets?limit=100", rule);
   const asset = Array.isArray(ex.json?.data) ? ex.json.data.find((a: any) => String(a.id) === id) : undefined;
   return { ex, asset };
@@ -107,7 +107,7 @@ export const library: Check = {
  * `folder_name_taken` is for a name a folder has: once the folder that had it is deleted,
  * a new folder may take it (the new one is deleted again).
  */
-async function nameFreed(c: Ctx, name: string): Promise<void> {
+async function nameFreed(c: CheckContext, name: string): Promise<void> {
   const { list } = await listFolders(c, "LIB-3");
   if (!list || list.some((f) => f.name === name)) return;
   const ex = await c.post("/v1/library/folders", { name }, "LIB-3");
@@ -118,7 +118,7 @@ async function nameFreed(c: Ctx, name: string): Promise<void> {
 }
 
 /** Creates a folder and finds it in the list by its (unique) name. */
-async function createFolder(c: Ctx, name: string): Promise<Folder | undefined> {
+async function createFolder(c: CheckContext, name: string): Promise<Folder | undefined> {
   const ex = await c.post("/v1/library/folders", { name }, "LIB-3");
   if (ex.status === 409 && errorCodeOf(ex.json) === "folder_limit_reached") {
     c.skip(RULES, "the account holds the maximum number of folders (409 folder_limit_reached): no folder could be created to work on");
@@ -134,7 +134,7 @@ async function createFolder(c: Ctx, name: string): Promise<Folder | undefined> {
 }
 
 /** Into a folder, to the root (`folder_id: null`), into a folder that is then deleted. */
-async function items(c: Ctx, item: string, folderA: string, folderB: string, created: string[]): Promise<void> {
+async function items(c: CheckContext, item: string, folderA: string, folderB: string, created: string[]): Promise<void> {
   const moveTo = async (folder: string | null) => {
     const ex = await c.post("/v1/library/move", { item_ids: [item], folder_id: folder }, "LIB-6");
     if (!c.expect(ok(ex), "LIB-6", `moving an asset to ${folder ?? "the root"} answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex)) return false;
@@ -162,7 +162,7 @@ async function items(c: Ctx, item: string, folderA: string, folderB: string, cre
 }
 
 /** Another account's folder and asset ids answer exactly like missing ones, and change nothing. */
-async function foreign(c: Ctx, folder: string, item: string | undefined): Promise<void> {
+async function foreign(c: CheckContext, folder: string, item: string | undefined): Promise<void> {
   const other = c.shared.otherIsOtherAccount ? c.otherKey : undefined;
   if (!other) {
     c.skip(["LIB-7"], "another account's ids not tried (no --other-api-key)");

@@ -14,10 +14,12 @@
 // - `oauthToken` (read-only, `--oauth-token`): what a given access token may do on /v1.
 import { createHash, randomBytes } from "node:crypto";
 import { operationById, scopes as vocabulary, validatorAt } from "../../contract/index.ts";
-import { errorCodeOf, oauthFormRule } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { oauthFormRule } from "../broken-rule.ts";
+import { errorCodeOf } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 import type { Exchange, RequestSpec } from "../http.ts";
 import { SUITE_REDIRECT_URI } from "../options.ts";
+import { bodyShown } from "../describe.ts";
 
 const LOOPBACK_REDIRECT = SUITE_REDIRECT_URI;
 const WEB_REDIRECT = "https://conformance.invalid/oauth/callback";
@@ -34,19 +36,19 @@ function form(fields: Record<string, string | undefined>): string {
   return q.toString();
 }
 
-async function oauthPost(c: Ctx, path: "/oauth/token" | "/oauth/revoke", fields: Record<string, string | undefined>, rule: string, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
+async function oauthPost(c: CheckContext, path: "/oauth/token" | "/oauth/revoke", fields: Record<string, string | undefined>, rule: string, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
   return c.request({ method: "POST", path, key: null, label: "oauth-client", raw: form(fields), rule, ...extra, headers: { "content-type": "application/x-www-form-urlencoded", ...extra.headers } });
 }
 
 /** The answer is the OAuth error form (`error`, `error_description`) with this `error` and its status. */
-function oauthError(c: Ctx, ex: Exchange, error: string, rule: string, what: string): boolean {
+function oauthError(c: CheckContext, ex: Exchange, error: string, rule: string, what: string): boolean {
   const got = typeof ex.json?.error === "string" ? ex.json.error : undefined;
-  if (!c.expect(ex.status === OAUTH_STATUS[error] && got === error, rule, `${what}: expected ${OAUTH_STATUS[error]} ${error} in the OAuth form, got ${ex.status} ${got ?? ex.text.slice(0, 80)}`, ex)) return false;
+  if (!c.expect(ex.status === OAUTH_STATUS[error] && got === error, rule, `${what}: expected ${OAUTH_STATUS[error]} ${error} in the OAuth form, got ${ex.status} ${got ?? `with ${bodyShown(ex.text)}`}`, ex)) return false;
   // The form itself (an error_description beside the error) is the rule of the route's OAuth form.
   return c.expect(typeof ex.json?.error_description === "string" && ex.json.error_description.length > 0, oauthFormRule(ex.operation?.operationId) ?? rule, `${what}: the OAuth error ${error} has no error_description`, ex);
 }
 
-function register(c: Ctx, metadata: Record<string, unknown>, rule: string): Promise<Exchange> {
+function register(c: CheckContext, metadata: Record<string, unknown>, rule: string): Promise<Exchange> {
   return c.post("/oauth/register", metadata, rule, { key: null, label: "oauth-client" });
 }
 
@@ -86,7 +88,7 @@ function backTo(ex: Exchange, redirect: string): Record<string, string> | undefi
   }
 }
 
-async function authorize(c: Ctx, client: { clientId: string; redirectUri: string }, scope: string, rule: string, changes: Record<string, string | undefined> = {}): Promise<Authorized> {
+async function authorize(c: CheckContext, client: { clientId: string; redirectUri: string }, scope: string, rule: string, changes: Record<string, string | undefined> = {}): Promise<Authorized> {
   const { verifier, challenge } = pkce();
   const state = `conformance-${randomToken()}`;
   // Never through `prism proxy`: Prism follows the 303 to the redirect address itself.
@@ -95,7 +97,7 @@ async function authorize(c: Ctx, client: { clientId: string; redirectUri: string
 }
 
 /** A refusal shown to the user: 4xx, and no redirect to the address given. */
-function shownToUser(c: Ctx, ex: Exchange, redirect: string, rule: string, what: string): void {
+function shownToUser(c: CheckContext, ex: Exchange, redirect: string, rule: string, what: string): void {
   const location = ex.headers.get("location") ?? "";
   c.expect(ex.status >= 400 && ex.status < 500 && !location.startsWith(redirect.split("?")[0]!), rule, `${what}: answered ${ex.status}${location ? ` to ${location}` : ""}; it is refused at once, without sending the browser there`, ex);
 }
@@ -132,13 +134,13 @@ export const oauthClients: Check = {
     if (webClient) c.expect(web.json.application_type === "web", "OAUTH-6", `a client with an https: address defaulted to application_type ${JSON.stringify(web.json.application_type)}, not web`, web);
     for (const [uri, why] of [["http://conformance.invalid/oauth/callback", "http: on a host that is not loopback"], [`${WEB_REDIRECT}#fragment`, "a fragment"], ["conformance-app:/oauth/callback", "another scheme"]]) {
       const ex = await register(c, { redirect_uris: [uri] }, "OAUTH-7");
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       oauthError(c, ex, "invalid_redirect_uri", "OAUTH-7", `a redirect address with ${why} (${uri})`);
     }
     // Shared-secret methods are refused.
     for (const method of ["client_secret_basic", "client_secret_post"]) {
       const ex = await register(c, { redirect_uris: [LOOPBACK_REDIRECT], token_endpoint_auth_method: method }, "OAUTH-3");
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       oauthError(c, ex, "invalid_client_metadata", "OAUTH-3", `a registration asking for ${method}`);
     }
     c.skip(["OAUTH-6"], "the registration rate limit (429 rate_limited) not provoked: it would exhaust the caller's registrations");
@@ -165,7 +167,7 @@ export const oauthClients: Check = {
     // Revoke: 200 with an empty body, also for a token the server never issued.
     for (const hint of [undefined, "refresh_token", "access_token"]) {
       const ex = await oauthPost(c, "/oauth/revoke", { token: `conformance-unknown-${randomToken()}`, token_type_hint: hint, client_id: mine.clientId }, "OAUTH-17");
-      c.expect(ex.status === 200 && ex.text.length === 0, "OAUTH-17", `revoking an unknown token${hint ? ` (hint ${hint})` : ""} answered ${ex.status} ${ex.text.slice(0, 80)}; 200 with an empty body`, ex);
+      c.expect(ex.status === 200 && ex.text.length === 0, "OAUTH-17", `revoking an unknown token${hint ? ` (hint ${hint})` : ""} answered ${ex.status} with ${bodyShown(ex.text)}; expected 200 with an empty body`, ex);
     }
     // Token errors of a known client, in the OAuth form.
     const code = await oauthPost(c, "/oauth/token", { grant_type: "authorization_code", code: `conformance-${randomToken()}`, redirect_uri: mine.redirectUri, code_verifier: pkce().verifier, client_id: mine.clientId }, "OAUTH-16");
@@ -196,7 +198,7 @@ export const oauthFlow: Check = {
   rules: [...FLOW_RULES, "OAUTH-3", "OAUTH-16", "OAUTH-17", "AUTH-6", "AUTH-8", "W-11", "ACC-2"],
   needs: { writes: true },
   async run(c) {
-    const o = c.r.o.oauth;
+    const o = c.settings.options.oauth;
     if (!o?.autoConsent) {
       c.skip(FLOW_RULES, "the code flow needs a user's consent in a browser: not run (--oauth-auto-consent declares a server that consents at once, for tests)");
       return;
@@ -215,9 +217,9 @@ class Flow {
   readonly issuer: string;
   readonly resource: string;
 
-  constructor(readonly c: Ctx, readonly client: { clientId: string; redirectUri: string; registered: boolean }) {
-    this.issuer = c.shared.issuer ?? c.r.baseUrl;
-    this.resource = c.shared.resource ?? `${c.r.baseUrl}/v1`;
+  constructor(readonly c: CheckContext, readonly client: { clientId: string; redirectUri: string; registered: boolean }) {
+    this.issuer = c.shared.issuer ?? c.settings.baseUrl;
+    this.resource = c.shared.resource ?? `${c.settings.baseUrl}/v1`;
   }
 
   token(fields: Record<string, string | undefined>, rule: string, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
@@ -244,7 +246,7 @@ class Flow {
   }
 
   tokens(ex: Exchange, rule: string, label: string): Tokens | undefined {
-    if (!this.c.expect(ex.status === 200 && typeof ex.json?.access_token === "string", rule, `the token route answered ${ex.status} ${ex.json?.error ?? ex.text.slice(0, 80)}, not tokens`, ex)) return undefined;
+    if (!this.c.expect(ex.status === 200 && typeof ex.json?.access_token === "string", rule, `the token route answered ${ex.status} ${typeof ex.json?.error === "string" ? ex.json.error : `with ${bodyShown(ex.text)}`}, not tokens`, ex)) return undefined;
     const t: Tokens = { access: ex.json.access_token, refresh: typeof ex.json.refresh_token === "string" ? ex.json.refresh_token : undefined, scope: String(ex.json.scope ?? "").split(" ").filter(Boolean), expiresIn: Number(ex.json.expires_in), label: `oauth ${label}` };
     this.issued.push(t);
     return t;
@@ -290,7 +292,7 @@ class Flow {
 
       // No client secret: a valid code with a client_secret is refused.
       const secret = await this.token({ grant_type: "authorization_code", code: first.code, redirect_uri: this.client.redirectUri, code_verifier: first.verifier, client_secret: "conformance-secret" }, "OAUTH-3");
-      c.t.deliberate(secret);
+      c.target.deliberate(secret);
       if (secret.status === 200) {
         c.fail("OAUTH-3", "a code exchange with a client_secret was accepted; shared-secret methods are refused", secret);
         this.tokens(secret, "OAUTH-3", `grant ${++this.c.shared.oauthGrants}`);
@@ -356,7 +358,7 @@ class Flow {
     ];
     for (const [changes, error, what] of cases) {
       const a = await authorize(this.c, this.client, FLOW_SCOPE, "OAUTH-10", changes);
-      this.c.t.deliberate(a.ex);
+      this.c.target.deliberate(a.ex);
       this.c.expect(
         a.ex.status === 303 && a.back?.error === error && Boolean(a.back.error_description) && a.back.code === undefined && a.back.state === a.state && redirectQueryValid(a.back),
         "OAUTH-10",
@@ -392,9 +394,9 @@ class Flow {
     const r2 = await this.refresh(r1.next, "OAUTH-13");
     if (!r2.next) return;
     if (!c.expect(r2.next.refresh !== undefined && r2.next.refresh !== r1.next.refresh, "OAUTH-15", "a second refresh did not answer a new refresh token (rotation)", r2.ex)) return;
-    const opened = await c.t.openStream({ key: r2.next.access, label: r2.next.label, rule: "EVT-7" }, {});
+    const opened = await c.target.openStream({ key: r2.next.access, label: r2.next.label, rule: "EVT-7" }, {});
     const gone = await this.revoke(r2.next.access, "access_token", "OAUTH-17");
-    c.expect(gone.status === 200 && gone.text.length === 0, "OAUTH-17", `revoking an access token answered ${gone.status} ${gone.text.slice(0, 80)}; 200 with an empty body`, gone);
+    c.expect(gone.status === 200 && gone.text.length === 0, "OAUTH-17", `revoking an access token answered ${gone.status} with ${bodyShown(gone.text)}; expected 200 with an empty body`, gone);
     await this.refused(r2.next, "OAUTH-17", "the revoked access token on /v1");
     await terminated(c, opened, r2.next);
     const r3 = await this.refresh(r2.next, "OAUTH-17", { expected: false });
@@ -460,10 +462,10 @@ class Flow {
  * auto-consent declared and writes allowed), and how to revoke it; undefined when the run
  * cannot have one.
  */
-export async function scopedToken(c: Ctx, scope: string): Promise<{ token: string; label: string; revoke(): Promise<void> } | undefined> {
-  const o = c.r.o.oauth;
+export async function scopedToken(c: CheckContext, scope: string): Promise<{ token: string; label: string; revoke(): Promise<void> } | undefined> {
+  const o = c.settings.options.oauth;
   const client = o?.clientId && o.redirectUri ? { clientId: o.clientId, redirectUri: o.redirectUri, registered: false } : c.shared.oauthClient;
-  if (!o?.autoConsent || !c.r.writes || !client) return undefined;
+  if (!o?.autoConsent || !c.settings.writes || !client) return undefined;
   const flow = new Flow(c, client);
   const t = await flow.exchange(await flow.code("OAUTH-10", {}, "OAUTH-10", scope), "OAUTH-12");
   if (!t) {
@@ -477,7 +479,7 @@ export async function scopedToken(c: Ctx, scope: string): Promise<{ token: strin
  * The stream opened with a credential that was then revoked (an access token, or an API
  * key: `what`) ends with `terminated`, and a reconnect gets the same refusal.
  */
-export async function terminated(c: Ctx, opened: Awaited<ReturnType<Ctx["t"]["openStream"]>>, t: { access: string; label: string }, what = "an access token"): Promise<void> {
+export async function terminated(c: CheckContext, opened: Awaited<ReturnType<CheckContext["target"]["openStream"]>>, t: { access: string; label: string }, what = "an access token"): Promise<void> {
   const s = opened.stream;
   if (!s) {
     c.skip(["EVT-7"], `a stream with ${what} did not open (${opened.exchange.status} ${errorCodeOf(opened.exchange.json) ?? ""})`);
@@ -489,7 +491,7 @@ export async function terminated(c: Ctx, opened: Awaited<ReturnType<Ctx["t"]["op
   s.close();
   if (!c.expect(got, "EVT-7", `a stream opened with ${what} that was then revoked got no terminated frame within 5 s`, opened.exchange)) return;
   c.expect(s.ended, "EVT-7", "the stream did not end after its terminated frame", opened.exchange);
-  const again = await c.t.openStream({ key: t.access, label: t.label, rule: "EVT-7" }, {});
+  const again = await c.target.openStream({ key: t.access, label: t.label, rule: "EVT-7" }, {});
   again.stream?.close();
   const code = frame?.data?.error?.code;
   c.expect(!again.stream && errorCodeOf(again.exchange.json) === code, "EVT-7", `the terminated frame carries ${JSON.stringify(code)} but a reconnect answered ${again.exchange.status}${errorCodeOf(again.exchange.json) ? ` ${errorCodeOf(again.exchange.json)}` : ""}; a reconnect gets the same refusal`, again.exchange);
@@ -500,7 +502,7 @@ export async function terminated(c: Ctx, opened: Awaited<ReturnType<Ctx["t"]["op
  * `oauth` and the scopes; a route of another scope answers 403 naming the scope; never in
  * the query; with writes, the session-only routes refuse it even with billing:read.
  */
-async function tokenChecks(c: Ctx, token: string, granted: string[], label: string): Promise<void> {
+async function tokenChecks(c: CheckContext, token: string, granted: string[], label: string): Promise<void> {
   const who = await c.get("/v1/whoami", "AUTH-2", { key: token, label });
   if (!c.expect(who.status === 200, "AUTH-2", `GET /v1/whoami with the access token answered ${who.status} ${errorCodeOf(who.json) ?? ""}`, who)) return;
   c.expect(who.json?.channel === "oauth", "ACC-2", `an OAuth access token resolved to channel ${JSON.stringify(who.json?.channel)}, not oauth`, who);
@@ -525,12 +527,12 @@ async function tokenChecks(c: Ctx, token: string, granted: string[], label: stri
     }
   } else c.skip(["AUTH-6"], "the token holds every scope the suite could probe: insufficient_scope for a token not tried");
   const query = await c.get(`/v1/whoami?access_token=${encodeURIComponent(token)}`, "AUTH-4", { key: null });
-  c.t.deliberate(query);
+  c.target.deliberate(query);
   c.expect(query.status === 401 && errorCodeOf(query.json) === "unauthorized", "AUTH-4", `an access token in the query was not refused as no credential: ${query.status} ${errorCodeOf(query.json) ?? ""}`, query);
-  if (c.r.writes) {
+  if (c.settings.writes) {
     for (const path of ["/v1/subscription/cancel", "/v1/subscription/resume"]) {
       const ex = await c.post(path, path.endsWith("cancel") ? {} : undefined, "W-11", { key: token, label });
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       c.refusal(ex, "insufficient_scope", "W-11", `POST ${path} with an OAuth token${scopes.includes("billing:read") ? " holding billing:read" : ""}`);
     }
   } else c.skip(["W-11"], "the session-only routes with an OAuth token not tried (needs --allow-writes)");
@@ -540,9 +542,9 @@ export const oauthToken: Check = {
   name: "OAuth: a given access token on /v1",
   rules: TOKEN_RULES,
   async run(c) {
-    const token = c.r.o.oauthToken;
+    const token = c.settings.options.oauthToken;
     if (!token) {
-      if (!c.r.o.oauth?.autoConsent) c.skip(["AUTH-2"], "no OAuth access token given (--oauth-token), and none obtained (--oauth-auto-consent)");
+      if (!c.settings.options.oauth?.autoConsent) c.skip(["AUTH-2"], "no OAuth access token given (--oauth-token), and none obtained (--oauth-auto-consent)");
       return;
     }
     await tokenChecks(c, token, [], "oauth token");
@@ -559,7 +561,7 @@ export const oauthDocument: Check = {
   name: "OAuth: a client ID metadata document",
   rules: ["OAUTH-4"],
   async run(c) {
-    const o = c.r.o.oauth;
+    const o = c.settings.options.oauth;
     const url = o?.clientDocument;
     const redirectUri = o?.redirectUri ?? SUITE_REDIRECT_URI;
     if (!url) {
@@ -573,7 +575,7 @@ export const oauthDocument: Check = {
       c.skip(["OAUTH-4"], "the code flow with the document client not run (needs --oauth-auto-consent)");
       return;
     }
-    if (!c.r.writes) {
+    if (!c.settings.writes) {
       c.skip(["OAUTH-4"], "needs --allow-writes (with auto-consent an authorization request is a new consent)");
       return;
     }

@@ -2,8 +2,8 @@
 // `invalid_cursor`, cursors passed back byte for byte, pages that neither overlap nor
 // lose a record, newest first. Bounds are read from the contract.
 import { deref, schema, type JsonObject } from "../../contract/index.ts";
-import { errorCodeOf } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 
 const limitSchema = deref<JsonObject>(schema("PageLimit"));
 export const LIMIT_MIN = Number(limitSchema.minimum);
@@ -14,7 +14,7 @@ const MAX_PAGES = 8;
 const PAGE_RULES = ["PAGE-1", "PAGE-2", "PAGE-3", "PAGE-4"] as const;
 
 /** The checks every paged collection gets. Returns false when the route is not offered. */
-async function pageChecks(c: Ctx, path: string, recordRule?: string): Promise<boolean> {
+async function pageChecks(c: CheckContext, path: string, recordRule?: string): Promise<boolean> {
   // A first page of the largest size: the reference the walk is compared with.
   const all = await c.get(`${path}?limit=${LIMIT_MAX}`, "PAGE-3");
   if (c.unavailable(all, [...PAGE_RULES, ...(recordRule ? [recordRule] : [])])) return false;
@@ -23,7 +23,7 @@ async function pageChecks(c: Ctx, path: string, recordRule?: string): Promise<bo
 
   for (const bad of [LIMIT_MIN - 1, LIMIT_MAX + 1]) {
     const ex = await c.get(`${path}?limit=${bad}`, "PAGE-3");
-    c.t.deliberate(ex);
+    c.target.deliberate(ex);
     if (ex.status === 200) c.fail("PAGE-3", `limit=${bad} answered 200 with ${Array.isArray(ex.json?.data) ? ex.json.data.length : "?"} records: clamped instead of refused`, ex);
     else c.refusal(ex, "invalid_limit", "PAGE-3", `limit=${bad}`);
   }
@@ -40,7 +40,7 @@ async function pageChecks(c: Ctx, path: string, recordRule?: string): Promise<bo
   }
 
   const bad = await c.get(`${path}?cursor=conformance-not-a-cursor-${randomToken()}`, "PAGE-2");
-  c.t.deliberate(bad);
+  c.target.deliberate(bad);
   c.refusal(bad, "invalid_cursor", "PAGE-2", "a cursor the server never issued");
 
   // Walk small pages and compare with the reference: no overlap, no loss, same order.

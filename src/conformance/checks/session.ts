@@ -5,8 +5,8 @@
 // pair (the probe is the batch status read, a POST that changes nothing); API keys never
 // get `origin_mismatch`; one window. With `--allow-writes`: the four subscription actions,
 // leaving the subscription as it was found (cancelled again, or renewing again).
-import { errorCodeOf } from "../classify.ts";
-import type { Check, Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import type { Check, CheckContext } from "../context.ts";
 import type { Exchange, RequestSpec } from "../http.ts";
 import { fakeIds } from "./generations.ts";
 
@@ -32,7 +32,7 @@ export const session: Check = {
     const keyed = await c.post("/v1/generations/status", { ids: fakeIds(1) }, "AUTH-3", { headers: { origin: FOREIGN_ORIGIN } });
     c.expect(keyed.status === 200, "AUTH-3", `an API key on a POST with a foreign Origin answered ${keyed.status} ${errorCodeOf(keyed.json) ?? ""}; origin_mismatch is for the session cookie only`, keyed);
 
-    const s = c.r.o.session;
+    const s = c.settings.options.session;
     if (!s) {
       c.skip(["AUTH-3", ...SUBS], "no site session given (--session-cookie with --origin): the seed shows neither the cookie's name nor how it is obtained");
       return;
@@ -65,7 +65,7 @@ export const session: Check = {
       c.expect(ex.status === 200, "AUTH-3", `a POST over the session cookie with the allowed Origin ${s.origin} answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex);
     } else c.skip(["AUTH-3"], "a mutating request with an allowed Origin not tried (no --origin)");
 
-    if (!c.r.writes) c.skip(SUBS, "needs --allow-writes (the subscription actions change the subscription; the suite restores it)");
+    if (!c.settings.writes) c.skip(SUBS, "needs --allow-writes (the subscription actions change the subscription; the suite restores it)");
     else if (!s.origin) c.skip(SUBS, "needs --origin (an Origin the server allows for the session)");
     else await actions(c, (rule) => as(rule, s.origin), seen);
 
@@ -82,7 +82,7 @@ function recordOf(body: any): Record<string, any> | null | undefined {
 }
 
 /** Cancel and resume in the order that puts the subscription back as it was; the card change. */
-async function actions(c: Ctx, as: (rule: string) => Session, seen: (ex: Exchange) => Exchange): Promise<void> {
+async function actions(c: CheckContext, as: (rule: string) => Session, seen: (ex: Exchange) => Exchange): Promise<void> {
   const read = async (rule: string) => recordOf(seen(await c.get("/v1/billing/subscription", rule, as(rule))).json);
   const post = async (path: string, body: unknown, rule: string) => seen(await c.request({ ...as(rule), method: "POST", path, ...(body === undefined ? {} : { json: body }) }));
   const start = await read("SUBS-2");
@@ -129,7 +129,7 @@ async function actions(c: Ctx, as: (rule: string) => Session, seen: (ex: Exchang
   if (!restored) c.note("SUBS-2", `the subscription was not put back as found (it was ${wasCancelled ? "cancelled" : "renewing"}; cancelled_at is now ${JSON.stringify(end?.cancelled_at)})`);
 }
 
-async function cardChange(c: Ctx, post: (path: string, body: unknown, rule: string) => Promise<Exchange>): Promise<void> {
+async function cardChange(c: CheckContext, post: (path: string, body: unknown, rule: string) => Promise<Exchange>): Promise<void> {
   const start = await post("/v1/subscription/card-change", undefined, "SUBS-3");
   if (!c.expect(ok(start) && typeof start.json?.payment_id === "string", "SUBS-3", `card-change answered ${start.status} ${errorCodeOf(start.json) ?? ""}, not a payment_id`, start)) {
     c.skip(["SUBS-4"], "no card change was started");

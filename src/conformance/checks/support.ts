@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { bound } from "../../contract/index.ts";
 import { moneyOf, sameMoney } from "../sequences/account-state.ts";
-import { errorCodeOf } from "../classify.ts";
+import { errorCodeOf } from "../describe.ts";
 import { randomToken, type Check } from "../context.ts";
 import type { Exchange } from "../http.ts";
 
@@ -63,7 +63,7 @@ export const supportSend: Check = {
 
     // Up to 3 images: more is refused; exactly 3 (the run's references, repeated if fewer) is taken.
     const four = await send({ text: `Conformance check ${randomToken()}: four images.`, images: Array.from({ length: MAX_IMAGES + 1 }, (_, i) => refs[i % Math.max(1, refs.length)] ?? `conformance-no-such-reference-${i}`), client_msg_id: randomUUID() }, "SUP-3");
-    c.t.deliberate(four);
+    c.target.deliberate(four);
     if (c.refusal(four, "invalid_request", "SUP-3", `a message with ${MAX_IMAGES + 1} images`)) {
       const d = four.json?.error?.details;
       c.expect(Array.isArray(d) && d.some((x: any) => x.field === "images" && x.reason === "out_of_range"), "SUP-3", `details do not name images out_of_range: ${JSON.stringify(d)}`, four);

@@ -6,9 +6,10 @@
 // per ticket whichever way, and the file counted in the library at once. The ceiling and
 // the content types are read from the contract.
 import { bound, matchOperation, schema } from "../../contract/index.ts";
-import { errorCodeOf } from "../classify.ts";
-import type { Check, Ctx, Upload } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import type { Check, CheckContext, Upload } from "../context.ts";
 import type { Exchange } from "../http.ts";
+import { bodyShown } from "../describe.ts";
 import { greyPng } from "../png.ts";
 
 export const UPLOAD_CEILING = bound("UploadRequest", "content_length", "maximum");
@@ -33,7 +34,7 @@ function ticketOf(ex: Exchange): Ticket | undefined {
   return ex.status >= 200 && ex.status < 300 && typeof ex.json?.url === "string" && ex.json?.headers && typeof ex.json.headers === "object" ? ex.json : undefined;
 }
 
-async function askTicket(c: Ctx, contentType: string, length: number, rule: string): Promise<{ ex: Exchange; t?: Ticket }> {
+async function askTicket(c: CheckContext, contentType: string, length: number, rule: string): Promise<{ ex: Exchange; t?: Ticket }> {
   const ex = await c.post("/v1/uploads", { kind: "image", content_type: contentType, content_length: length }, rule);
   const t = ticketOf(ex);
   if (!t) c.fail(rule, `a ticket for ${contentType} of ${length} bytes answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}, not a ticket`, ex);
@@ -42,7 +43,7 @@ async function askTicket(c: Ctx, contentType: string, length: number, rule: stri
     c.expect(ticketHeader(t, "Content-Length") === String(length), "UPL-2", `the ticket for ${length} bytes signs Content-Length ${JSON.stringify(ticketHeader(t, "Content-Length"))}, not the exact length`, ex);
     c.expect(ticketHeader(t, "Content-Type") === contentType, "UPL-1", `the ticket for ${contentType} carries Content-Type ${JSON.stringify(ticketHeader(t, "Content-Type"))} in headers`, ex);
     c.expect(ticketHeader(t, "If-None-Match") === "*", "UPL-1", `the ticket's headers carry If-None-Match ${JSON.stringify(ticketHeader(t, "If-None-Match"))}, not *`, ex);
-    const path = c.t.pathOf(String(t.proxy_path));
+    const path = c.target.pathOf(String(t.proxy_path));
     const op = path ? matchOperation("PUT", path.split("?")[0]!)?.operation.operationId : undefined;
     c.expect(op === "completeUpload", "UPL-1", `proxy_path ${JSON.stringify(t.proxy_path)} is not a path of PUT /v1/uploads/content on this API`, ex);
     let absolute = false;
@@ -57,8 +58,8 @@ async function askTicket(c: Ctx, contentType: string, length: number, rule: stri
 }
 
 /** A PUT to the ticket's storage address: not an API answer, counted as `storage`. */
-export async function storagePut(c: Ctx, t: Ticket, headers: Record<string, string>, bytes: Uint8Array, rule: string): Promise<Exchange> {
-  const url = new URL(String(t.url), c.r.baseUrl);
+export async function storagePut(c: CheckContext, t: Ticket, headers: Record<string, string>, bytes: Uint8Array, rule: string): Promise<Exchange> {
+  const url = new URL(String(t.url), c.settings.baseUrl);
   return c.request({ method: "PUT", url: url.href, path: url.pathname, key: null, label: "storage", requestId: false, bare: true, noRetry: true, headers, bytes, rule });
 }
 
@@ -75,15 +76,15 @@ function replaced(t: Ticket, name: string, value: string): Record<string, string
   return { ...without(t, name), [name]: value };
 }
 
-export async function proxyPut(c: Ctx, t: Ticket, contentType: string, bytes: Uint8Array, rule: string): Promise<Exchange | undefined> {
-  const path = c.t.pathOf(String(t.proxy_path));
+export async function proxyPut(c: CheckContext, t: Ticket, contentType: string, bytes: Uint8Array, rule: string): Promise<Exchange | undefined> {
+  const path = c.target.pathOf(String(t.proxy_path));
   if (!path) return undefined;
   // Never through `prism proxy`: Prism 5.14 re-encodes a binary body as text.
   return c.request({ method: "PUT", path, headers: { "content-type": contentType }, bytes, rule, direct: true });
 }
 
 /** The newest assets (ids and records), or undefined when the list cannot be read. */
-export async function assetHead(c: Ctx, rule: string): Promise<Record<string, any>[] | undefined> {
+export async function assetHead(c: CheckContext, rule: string): Promise<Record<string, any>[] | undefined> {
   const ex = await c.get("/v1/library/assets?limit=10", rule);
   return ex.status === 200 && Array.isArray(ex.json?.data) ? ex.json.data : undefined;
 }
@@ -109,17 +110,17 @@ export const uploads: Check = {
     }
     // Checked before any signature: a missing or mistyped length, a type outside the table.
     const missing = await c.post("/v1/uploads", { kind: "image", content_type: "image/png" }, "UPL-2");
-    c.t.deliberate(missing);
+    c.target.deliberate(missing);
     if (c.refusal(missing, "invalid_request", "UPL-2", "a ticket without content_length")) {
       const d = missing.json?.error?.details;
       c.expect(Array.isArray(d) && d.some((x: any) => x.field === "content_length"), "UPL-2", `details do not name content_length: ${JSON.stringify(d)}`, missing);
     }
     const typed = await c.post("/v1/uploads", { kind: "image", content_type: "image/png", content_length: "1024" }, "UPL-2");
-    c.t.deliberate(typed);
+    c.target.deliberate(typed);
     c.refusal(typed, "invalid_request", "UPL-2", "a ticket whose content_length is a string");
     for (const type of OUTSIDE) {
       const ex = await c.post("/v1/uploads", { kind: "image", content_type: type, content_length: 1024 }, "UPL-4");
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       if (c.refusal(ex, "invalid_request", "UPL-4", `a ticket for ${type} (not in the seed's table)`)) {
         const d = ex.json?.error?.details;
         c.expect(Array.isArray(d) && d.some((x: any) => x.field === "content_type"), "UPL-4", `details do not name content_type: ${JSON.stringify(d)}`, ex);
@@ -127,7 +128,7 @@ export const uploads: Check = {
     }
     // The ceiling: its exact byte number in the refusal; the ceiling itself is signed.
     const over = await c.post("/v1/uploads", { kind: "image", content_type: "image/png", content_length: UPLOAD_CEILING + 1 }, "UPL-5");
-    c.t.deliberate(over);
+    c.target.deliberate(over);
     if (c.refusal(over, "invalid_request", "UPL-5", `a ticket for ${UPLOAD_CEILING + 1} bytes`)) {
       const e = over.json?.error ?? {};
       const texts = [e.message, e.user_message, ...(Array.isArray(e.details) ? e.details.map((d: any) => d?.message) : [])].map(String);
@@ -163,7 +164,7 @@ export const uploads: Check = {
   },
 };
 
-async function directPath(c: Ctx, t: Ticket, png: Uint8Array, before: Record<string, any>[] | undefined): Promise<void> {
+async function directPath(c: CheckContext, t: Ticket, png: Uint8Array, before: Record<string, any>[] | undefined): Promise<void> {
   const type = ticketHeader(t, "Content-Type") ?? "image/png";
   // A mismatch is refused by storage (and leaves the ticket unwritten).
   const wrongType = await storagePut(c, t, replaced(t, "Content-Type", otherImageType(type)), png, "UPL-7");
@@ -173,7 +174,7 @@ async function directPath(c: Ctx, t: Ticket, png: Uint8Array, before: Record<str
     c.expect(noCondition.status === 403, "UPL-7", `a PUT without the ticket's If-None-Match answered ${noCondition.status}, not 403`, noCondition);
   }
   const put = await storagePut(c, t, exactly(t), png, "UPL-7");
-  if (!c.expect(put.status >= 200 && put.status < 300, "UPL-7", `the PUT with exactly the ticket's headers answered ${put.status}: ${put.text.slice(0, 120)}`, put)) {
+  if (!c.expect(put.status >= 200 && put.status < 300, "UPL-7", `the PUT with exactly the ticket's headers answered ${put.status} with ${bodyShown(put.text, 120)}`, put)) {
     c.skip(["ST-7", "LIB-1"], "the direct PUT did not succeed");
     return;
   }
@@ -198,9 +199,9 @@ async function directPath(c: Ctx, t: Ticket, png: Uint8Array, before: Record<str
 }
 
 /** The asset's content link points at its content route and serves the bytes written. */
-async function content(c: Ctx, asset: Record<string, any>, bytes: Uint8Array): Promise<void> {
+async function content(c: CheckContext, asset: Record<string, any>, bytes: Uint8Array): Promise<void> {
   const link = Array.isArray(asset.output_urls) ? String(asset.output_urls[0] ?? "") : "";
-  const path = link ? c.t.pathOf(link) : undefined;
+  const path = link ? c.target.pathOf(link) : undefined;
   const route = `/v1/library/assets/${encodeURIComponent(String(asset.id))}/content`;
   if (!c.expect(path?.split("?")[0] === route || path?.split("?")[0] === `/v1/library/assets/${asset.id}/content`, "LIB-1", `the asset's content link ${JSON.stringify(link)} does not point at GET ${route} on this API`)) return;
   c.skip(["LIB-1"], "the asset's title change not tried: the title field's name and the request body are not shown");
@@ -208,7 +209,7 @@ async function content(c: Ctx, asset: Record<string, any>, bytes: Uint8Array): P
   c.expect(ex.status === 200 && sameBytes(ex.bytes, bytes), "LIB-1", `the content of the uploaded asset answered ${ex.status} with ${ex.bytes?.length ?? 0} bytes, not the ${bytes.length} bytes written`, ex);
 }
 
-async function proxyPath(c: Ctx, t: Ticket, png: Uint8Array): Promise<void> {
+async function proxyPath(c: CheckContext, t: Ticket, png: Uint8Array): Promise<void> {
   const type = ticketHeader(t, "Content-Type") ?? "image/png";
   const wrongType = await proxyPut(c, t, otherImageType(type), png, "UPL-8");
   if (!wrongType) {

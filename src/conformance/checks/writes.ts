@@ -3,8 +3,8 @@
 // (replay, mismatch, no money moved, another account's id), the support thread.
 import { randomUUID } from "node:crypto";
 import { bound } from "../../contract/index.ts";
-import { errorCodeOf } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf, shown } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import { moneyOf, sameMoney } from "../sequences/account-state.ts";
 import { outputPaths } from "../sequences/gone.ts";
@@ -24,7 +24,7 @@ export const sessionOnly: Check = {
   async run(c) {
     for (const [path, body] of SESSION_ONLY) {
       const ex = await c.post(path, body, "W-11");
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       c.refusal(ex, "insufficient_scope", "W-11", `POST ${path} with an API key`);
     }
   },
@@ -68,7 +68,7 @@ export const reports: Check = {
     } else {
       const tooLong = "x".repeat(bound("GenerationReportRequest", "text", "maxLength") + 1);
       const ex = await c.post(`/v1/generations/${encodeURIComponent(String(target.id))}/report`, { text: tooLong }, "REP-2");
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       c.refusal(ex, "invalid_request", "REP-2", "a report text over the limit");
     }
 
@@ -99,7 +99,7 @@ export const reports: Check = {
         replay,
       );
       const other = await c.post(path, { text: `${text} (changed)`, reason: "failure", client_msg_id: id }, "REP-4");
-      c.t.deliberate(other);
+      c.target.deliberate(other);
       c.refusal(other, "report_replay_mismatch", "REP-4", "the same client_msg_id with another text");
       // Across the calls: the report, its replay and the mismatch moved no money, and the replay made no second report.
       sameMoney(c, "REP-5", money, await moneyOf(c, "REP-5"), "a report, its replay and a refused mismatch", replay);
@@ -136,7 +136,7 @@ export const supportThread: Check = {
   name: "support thread (reading marks it read)",
   rules: ["W-7", "SUP-2", "SUP-1"],
   needs: { writes: true },
-  async run(c: Ctx) {
+  async run(c: CheckContext) {
     const ex = await c.get("/v1/support/messages", "SUP-2");
     if (c.unavailable(ex, ["W-7", "SUP-2", "SUP-1"])) return;
     c.expect(ex.status === 200 && Array.isArray(ex.json?.data), "W-7", `the support thread answered ${ex.status}; an empty thread is an empty list, not 404`, ex);
@@ -148,7 +148,7 @@ export const supportThread: Check = {
  * A replayed report is the same report, not a second one: where the support thread shows
  * reports (a message with the report's `message_id`), it shows this one once.
  */
-async function reportOnce(c: Ctx, first: Exchange, text: string, clientMsgId: string): Promise<void> {
+async function reportOnce(c: CheckContext, first: Exchange, text: string, clientMsgId: string): Promise<void> {
   const thread = await c.get("/v1/support/messages", "REP-4");
   if (thread.status !== 200 || !Array.isArray(thread.json?.data)) return;
   const messageId = first.json?.message_id;

@@ -5,7 +5,7 @@
 // Operations left out say why (`SKIPPED`).
 import fc from "fast-check";
 import { deref, detailReasons, operationById, schemaValidator, singleValue, toDetails, validateChosen, type Detail, type Json, type JsonObject, type Operation } from "../../contract/index.ts";
-import type { Ctx } from "../context.ts";
+import type { CheckContext } from "../context.ts";
 import { anyText, arbitraryOf, pattern, stringOfLength, view, type Path, type Real, type RealValues } from "./schema.ts";
 
 /** A body variant: one branch of a `oneOf` body (a submit type), or the body's one schema. */
@@ -49,9 +49,9 @@ export interface Plan {
   /** Why the operation is not generated in this run. */
   unavailable?: string;
   /** Runs after each answer: a folder the generator created is deleted again. */
-  after?(c: Ctx, sent: { body?: Json; status: number }): Promise<void>;
+  after?(c: CheckContext, sent: { body?: Json; status: number }): Promise<void>;
   /** Runs once after the operation's cases. */
-  finish?(c: Ctx): Promise<void>;
+  finish?(c: CheckContext): Promise<void>;
 }
 
 /** Operations the generator does not send, and why. */

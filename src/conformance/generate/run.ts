@@ -4,10 +4,12 @@
 // server), and charges it to its seed rule with the case, the seed to replay it, and the
 // smallest request's curl line (through the exchange it cites).
 import { errorCodes, type Json } from "../../contract/index.ts";
-import { errorCodeOf, operationLabel } from "../classify.ts";
-import type { Ctx } from "../context.ts";
+import { errorCodeOf, operationLabel } from "../describe.ts";
+import type { CheckContext } from "../context.ts";
 import type { OperationRun } from "./report.ts";
-import { NoAnswer, type Exchange } from "../http.ts";
+import type { Exchange } from "../http.ts";
+import { AnswerTooLarge, NoAnswer } from "../stops.ts";
+import { answered } from "../describe.ts";
 import { caseKey, rawBody, sizeOf, type Case } from "./cases.ts";
 import { ruleOf, SCHEMA_REASONS, type Plan } from "./plans.ts";
 import { placed, schemaAt, states, type Path } from "./schema.ts";
@@ -40,7 +42,7 @@ let keySeq = 0;
  * Sends one case (a fresh Idempotency-Key each time: a key sent again with another body is
  * a conflict), with the main key unless `as` names another credential.
  */
-export async function send(c: Ctx, plan: Plan, kase: Case, replay: Replay, as: { key?: string; label?: string } = {}): Promise<Exchange> {
+export async function send(c: CheckContext, plan: Plan, kase: Case, replay: Replay, as: { key?: string; label?: string } = {}): Promise<Exchange> {
   const op = plan.operation;
   const query = kase.query.length > 0 ? `?${new URLSearchParams(kase.query).toString()}` : "";
   const headers: Record<string, string> = { ...kase.headers };
@@ -49,7 +51,7 @@ export async function send(c: Ctx, plan: Plan, kase: Case, replay: Replay, as: {
   if (raw) headers["content-type"] = raw.contentType;
   const rule = kase.fault?.rule ?? kase.validRule;
   const ex = await c.request({ method: op.method.toUpperCase(), path: kase.path + query, headers, ...(raw ? { raw: raw.text } : {}), rule, ...as });
-  if (kase.kind === "invalid") c.t.deliberate(ex);
+  if (kase.kind === "invalid") c.target.deliberate(ex);
   await plan.after?.(c, { ...(kase.body !== undefined ? { body: kase.body } : {}), status: ex.status });
   return ex;
 }
@@ -61,11 +63,6 @@ function detailsOf(ex: Exchange): { field?: string; reason?: string }[] {
 
 function shown(details: { field?: string; reason?: string }[]): string {
   return details.length === 0 ? "no details" : `details ${details.map((d) => `${d.field ?? "(no field)"} ${d.reason ?? "(no reason)"}`).join(", ")}`;
-}
-
-function answered(ex: Exchange): string {
-  const code = errorCodeOf(ex.json);
-  return `${ex.status}${code ? ` ${code}` : ""}`;
 }
 
 const star = (field: string) => field.replace(/\.\d+(?=\.|$)/g, ".*");
@@ -81,7 +78,7 @@ function declared503(ex: Exchange): boolean {
 }
 
 /** What a valid input must not get: a 5xx, or a refusal for a schema reason (or paging's codes). */
-function judgeValid(c: Ctx, plan: Plan, kase: Case, ex: Exchange): Finding | undefined {
+function judgeValid(c: CheckContext, plan: Plan, kase: Case, ex: Exchange): Finding | undefined {
   const what = kase.body !== undefined ? `a ${kase.variant ?? "body"} valid against the contract` : "a request valid against the contract";
   if (ex.status >= 500 && !declared503(ex)) return { rule: kase.validRule, category: "5xx", field: "", message: `${what} answered ${answered(ex)}` };
   if (ex.status !== 400) return undefined;
@@ -135,7 +132,7 @@ function judgeInvalid(kase: Case, ex: Exchange): Finding | undefined {
   return { ...base, category: "details", message: `${what}: ${answered(ex)} with ${shown(details)}; expected ${want.first ? "details[0]" : "an item"} naming ${named}` };
 }
 
-export function judge(c: Ctx, plan: Plan, kase: Case, ex: Exchange): Finding | undefined {
+export function judge(c: CheckContext, plan: Plan, kase: Case, ex: Exchange): Finding | undefined {
   return kase.kind === "valid" ? judgeValid(c, plan, kase, ex) : judgeInvalid(kase, ex);
 }
 
@@ -184,7 +181,7 @@ function smaller(plan: Plan, kase: Case): Case[] {
  * with the server. `alone`: whether the fault on the smallest body (tried first) showed
  * it too (undefined when the case has no such twin).
  */
-async function shrink(c: Ctx, plan: Plan, kase: Case, finding: Finding, ex: Exchange, replay: Replay): Promise<{ kase: Case; ex: Exchange; steps: number; alone?: boolean }> {
+async function shrink(c: CheckContext, plan: Plan, kase: Case, finding: Finding, ex: Exchange, replay: Replay): Promise<{ kase: Case; ex: Exchange; steps: number; alone?: boolean }> {
   let current = { kase, ex };
   let steps = 0;
   let alone: boolean | undefined;
@@ -218,9 +215,9 @@ async function shrink(c: Ctx, plan: Plan, kase: Case, finding: Finding, ex: Exch
 
 
 /** Sends a plan's cases, then shrinks and reports each distinct finding. */
-export async function runCases(c: Ctx, plan: Plan, cases: Case[], replay: Replay): Promise<OperationRun> {
+export async function runCases(c: CheckContext, plan: Plan, cases: Case[], replay: Replay): Promise<OperationRun> {
   const op = plan.operation.operationId;
-  const before = c.t.requestCount;
+  const before = c.target.requestCount;
   const first = new Map<string, { kase: Case; ex: Exchange; finding: Finding; seen: number }>();
   let failing = 0;
   let noted = 0;
@@ -236,7 +233,7 @@ export async function runCases(c: Ctx, plan: Plan, cases: Case[], replay: Replay
       // waits for the timeout); a server that stops answering ends the operation.
       failing++;
       c.results.fail(kase.fault?.rule ?? kase.validRule, `${op}: ${kase.fault ? kase.fault.describe : `a ${kase.variant ?? "request"} valid against the contract`}: ${error.message} (${kase.kind} case ${kase.index} of ${cases.length}; replay: --generate=${replay.perOperation} --seed ${replay.seed} --operations ${op})`, { request: error.request, operation: operationLabel(plan.operation), ...(error.sent ? { sent: error.sent } : {}) });
-      if (++silent >= NO_ANSWER_LIMIT) {
+      if (!(error instanceof AnswerTooLarge) && ++silent >= NO_ANSWER_LIMIT) {
         c.note(kase.fault?.rule ?? kase.validRule, `${op}: the server stopped answering; the operation's other cases were not sent`);
         break;
       }
@@ -283,6 +280,6 @@ export async function runCases(c: Ctx, plan: Plan, cases: Case[], replay: Replay
     invalid: cases.filter((k) => k.kind === "invalid").length,
     findings: first.size - noted,
     failingCases: failing,
-    requests: c.t.requestCount - before,
+    requests: c.target.requestCount - before,
   };
 }

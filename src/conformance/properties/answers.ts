@@ -9,7 +9,7 @@
 // - A body that is not JSON, on every route that takes a JSON body (a key of the route's
 //   scope): refused, never served (W-3), never a crash.
 import { deref, errorCodes, matchOperation, operations, type JsonObject, type Operation } from "../../contract/index.ts";
-import { errorCodeOf, operationLabel } from "../classify.ts";
+import { errorCodeOf, operationLabel } from "../describe.ts";
 import { randomToken, type Check } from "../context.ts";
 import { knownOf } from "../checks/generated.ts";
 import { planFor } from "../generate/plans.ts";
@@ -46,7 +46,7 @@ export const frameworkRefusals: Check = {
       if (!method) continue;
       const as = method === "GET" ? { ...(await keyFor(c, ops[0]!.scope)) } : { key: null };
       const ex = await c.request({ method, path, ...as, rule: "EP-1", ...(method === "GET" ? { headersOnly: true } : {}) });
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       const what = `${method} ${template} (the contract has ${ops.map((o) => o.method.toUpperCase()).join(", ")} there)`;
       // A route beyond the contract is the server's own (the seed does not show every route).
       if (ex.status < 400) c.note("EP-4", `${what} answered ${ex.status}: a route beyond the contract`);
@@ -59,7 +59,7 @@ export const frameworkRefusals: Check = {
       let path = `/v1/${resource}/conformance-no-such-route-${randomToken()}`;
       while (matchOperation("GET", path)) path += "/conformance";
       const ex = await c.get(path, "EP-1", await keyFor(c, null));
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       c.refusal(ex, "not_found", "EP-1", `GET ${path.replace(/-[a-z0-9]+$/, "-…")} (no such route under /v1/${resource})`);
     }
 
@@ -72,7 +72,7 @@ export const frameworkRefusals: Check = {
       const plan = planFor(op.operationId, known);
       const rule = "skipped" in plan ? "W-3" : plan.invalidRule;
       const ex = await c.request({ ...spec, json: undefined, raw: '{"conformance": ', headers: { ...spec.headers, "content-type": "application/json" }, ...(await keyFor(c, op.scope)), rule, direct: true });
-      c.t.deliberate(ex);
+      c.target.deliberate(ex);
       const code = errorCodeOf(ex.json);
       if (ex.status < 300) c.fail("W-3", `${operationLabel(op)} served a body that is not JSON (${ex.status})`, ex);
       else if (ex.status >= 500 && !declared5xx(ex.status, code)) c.fail(rule, `${operationLabel(op)}: a body that is not JSON answered ${said(ex)}, not a refusal`, ex);

@@ -12,8 +12,8 @@
 // (../generate/), one request each.
 import fc from "fast-check";
 import { operations, type Json } from "../../contract/index.ts";
-import { errorCodeOf, operationLabel } from "../classify.ts";
-import type { Check, Ctx } from "../context.ts";
+import { errorCodeOf, operationLabel } from "../describe.ts";
+import type { Check, CheckContext } from "../context.ts";
 import { knownOf } from "../checks/generated.ts";
 import { baseCase, bodyFault, fieldOfParam, queryFault, queryText, specialExpectation, type Case, type Context } from "../generate/cases.ts";
 import { generatedRules, planFor, ruleOf, variantValues, type Known, type Plan, type Variant } from "../generate/plans.ts";
@@ -55,9 +55,9 @@ function catalogued(field: Field): boolean {
 }
 
 /** Which flag an operation's probes need, or why they are not sent. */
-function notAllowed(c: Ctx, plan: Plan): string | undefined {
-  if (plan.needs === "spend" && !c.r.spend) return "needs --allow-spend";
-  if (plan.needs === "writes" && !c.r.writes) return "needs --allow-writes";
+function notAllowed(c: CheckContext, plan: Plan): string | undefined {
+  if (plan.needs === "spend" && !c.settings.spend) return "needs --allow-spend";
+  if (plan.needs === "writes" && !c.settings.writes) return "needs --allow-writes";
   return undefined;
 }
 
@@ -133,7 +133,7 @@ function sample(plan: Plan): string {
 }
 
 /** Without `limit`, a page holds the contract's default number of records (all of them when fewer). */
-async function defaults(c: Ctx, plan: Plan, path: string, as: { key: string; label: string }): Promise<void> {
+async function defaults(c: CheckContext, plan: Plan, path: string, as: { key: string; label: string }): Promise<void> {
   for (const p of plan.query) {
     const d = view(p.raw).s.default;
     const max = view(p.raw).s.maximum;

@@ -1,8 +1,8 @@
 // The credentials of a run with fewer scopes than the main key: the `read-only` role key
 // and the keys given as `scopedKeys`, each with the scopes `GET /v1/whoami` says it holds
 // (learnt once per run).
-import { errorCodeOf } from "../classify.ts";
-import type { Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import type { CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 
 export interface Scoped {
@@ -18,10 +18,10 @@ export interface Scoped {
   who: Exchange;
 }
 
-const learnt = new WeakMap<Ctx, Promise<Scoped[]>>();
+const learnt = new WeakMap<CheckContext, Promise<Scoped[]>>();
 
 /** The keys with fewer scopes, each with what it holds (one `whoami` each per run). */
-export function scopedKeys(c: Ctx): Promise<Scoped[]> {
+export function scopedKeys(c: CheckContext): Promise<Scoped[]> {
   let keys = learnt.get(c);
   if (!keys) {
     keys = learn(c);
@@ -30,18 +30,18 @@ export function scopedKeys(c: Ctx): Promise<Scoped[]> {
   return keys;
 }
 
-async function learn(c: Ctx): Promise<Scoped[]> {
+async function learn(c: CheckContext): Promise<Scoped[]> {
   const given: { label: string; secret: string }[] = [];
   const readOnly = c.role("read-only");
   if (readOnly) given.push({ label: "read-only", secret: readOnly });
-  (c.r.o.scopedKeys ?? []).forEach((secret, i) => given.push({ label: `scoped-${i + 1}`, secret }));
+  (c.settings.options.scopedKeys ?? []).forEach((secret, i) => given.push({ label: `scoped-${i + 1}`, secret }));
   const out: Scoped[] = [];
   for (const k of given) out.push(await whoHolds(c, { ...k, oauth: false }));
   return out;
 }
 
 /** Reads what a credential holds from `GET /v1/whoami`. */
-export async function whoHolds(c: Ctx, cred: { label: string; secret: string; oauth: boolean }): Promise<Scoped> {
+export async function whoHolds(c: CheckContext, cred: { label: string; secret: string; oauth: boolean }): Promise<Scoped> {
   const who = await c.get("/v1/whoami", "AUTH-6", { key: cred.secret, label: cred.label });
   const scopes: string[] = who.status === 200 && Array.isArray(who.json?.scopes) ? who.json.scopes.map(String) : [];
   if (scopes.length > 0) return { ...cred, scopes, who };
@@ -54,7 +54,7 @@ export async function whoHolds(c: Ctx, cred: { label: string; secret: string; oa
  * account do not share the `default` window), so the properties' many requests do not
  * stall the main key's.
  */
-export async function keyFor(c: Ctx, scope: string | null): Promise<{ key: string; label: string }> {
+export async function keyFor(c: CheckContext, scope: string | null): Promise<{ key: string; label: string }> {
   const key = scope ? (await scopedKeys(c)).find((k) => !k.oauth && k.scopes.includes(scope)) : undefined;
   return key ? { key: key.secret, label: key.label } : { key: c.apiKey, label: "main" };
 }

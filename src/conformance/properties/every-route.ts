@@ -4,10 +4,12 @@
 // a fresh Idempotency-Key); and how such a request is sent (the event stream is opened
 // and closed at once: its opening is the answer).
 import { deref, errorCodes, operations, type JsonObject, type Operation } from "../../contract/index.ts";
-import { errorCodeOf, isUnrouted } from "../classify.ts";
+import { isUnrouted } from "../broken-rule.ts";
+import { errorCodeOf } from "../describe.ts";
 import { concrete } from "../checks/basics.ts";
 import { fakeIds } from "../checks/generations.ts";
-import { randomToken, type Ctx } from "../context.ts";
+import { BEFORE_A_HANDLER } from "../answer-checks/index.ts";
+import { randomToken, type CheckContext } from "../context.ts";
 import type { Exchange, RequestSpec } from "../http.ts";
 import { onlyMatches } from "../options.ts";
 import { propertiesOf } from "../generate/schema.ts";
@@ -39,9 +41,9 @@ export interface Held {
 }
 
 /** What this run holds of the account: its first generation, the file it uploaded, a result file's path. */
-export function held(c: Ctx, extra: Held = {}): Held {
+export function held(c: CheckContext, extra: Held = {}): Held {
   const done = c.shared.own.find((g) => Array.isArray(g.output_urls) && g.output_urls.length > 0);
-  const output = done ? c.t.pathOf(String(done.output_urls[0])) : undefined;
+  const output = done ? c.target.pathOf(String(done.output_urls[0])) : undefined;
   const generation = c.shared.own.find((g) => typeof g.id === "string")?.id as string | undefined;
   const asset = c.shared.uploads.find((u) => u.assetId)?.assetId;
   return { ...(generation ? { generation } : {}), ...(asset ? { asset } : {}), ...(output ? { output } : {}), ...extra };
@@ -70,11 +72,11 @@ function takesIdempotencyKey(op: Operation): boolean {
 }
 
 /** Sends a request of `op`; the event stream is opened and closed at once (the opening is the answer). */
-export async function sendTo(c: Ctx, op: Operation, spec: RequestSpec): Promise<Exchange> {
+export async function sendTo(c: CheckContext, op: Operation, spec: RequestSpec): Promise<Exchange> {
   if (op.operationId !== STREAM || spec.path.split("?")[0] !== op.path) return c.request(spec);
   const query = spec.path.includes("?") ? spec.path.slice(spec.path.indexOf("?")) : "";
   const headers = { ...spec.headers, ...(spec.authorization !== undefined ? { authorization: spec.authorization } : {}) };
-  const opened = await c.t.openStream({ key: spec.authorization !== undefined ? null : spec.key, ...(spec.label ? { label: spec.label } : {}), query, rule: spec.rule, headers }, {});
+  const opened = await c.target.openStream({ key: spec.authorization !== undefined ? null : spec.key, ...(spec.label ? { label: spec.label } : {}), query, rule: spec.rule, headers }, {});
   opened.stream?.close();
   return opened.exchange;
 }
@@ -91,31 +93,6 @@ export function inputNames(op: Operation): Set<string> {
   }
   return names;
 }
-
-/**
- * Refusals a request can get before its route's handler reads it (the credential checks,
- * the limiter, an unknown route or object, a body the server will not read): anything
- * else shows that the handler acted on it.
- */
-export const BEFORE_A_HANDLER: ReadonlySet<string> = new Set([
-  "api_disabled",
-  "unauthorized",
-  "invalid_api_key",
-  "api_key_expired",
-  "api_key_revoked",
-  "invalid_token",
-  "api_access_not_granted",
-  "account_suspended",
-  "legal_consent_required",
-  "insufficient_scope",
-  "origin_mismatch",
-  "not_found",
-  "rate_limited",
-  "request_too_large",
-  "internal_error",
-  "service_unavailable",
-  "invalid_request",
-]);
 
 /**
  * Whether the route's handler acted on the request: a success, a refusal only a handler
@@ -147,7 +124,7 @@ export function absent(op: Operation, ex: Exchange): boolean {
 }
 
 /** Whether `--only` selects the rule (a property sends the requests of the rules selected only). */
-export function selects(c: Ctx, rule: string): boolean {
-  const only = c.r.o.only;
+export function selects(c: CheckContext, rule: string): boolean {
+  const only = c.settings.options.only;
   return !only?.length || onlyMatches(rule, only);
 }

@@ -7,9 +7,9 @@
 // tokens). Every 401 carries `WWW-Authenticate` with `resource_metadata`, and for an
 // unusable token `error="invalid_token"`. No credential is the `routes` check's rung (every
 // route already); a scope missing is the scope sweep's (`fewer scopes`).
-import { operationLabel } from "../classify.ts";
+import { operationLabel } from "../describe.ts";
 import { checkChallenge } from "../checks/basics.ts";
-import { unknownKeyLike, type Check, type Ctx } from "../context.ts";
+import { unknownKeyLike, type Check, type CheckContext } from "../context.ts";
 import { KEY_ROLES, type KeyRole } from "../options.ts";
 import { absent, harmless, sendTo, v1Operations } from "./every-route.ts";
 
@@ -27,7 +27,7 @@ interface Rung {
 const NOT_RUNGS: readonly KeyRole[] = ["free", "spend-capped", "read-only"];
 
 /** The rungs this run can reach, in the seed's order. */
-export function rungs(c: Ctx): { reached: Rung[]; missing: string[] } {
+export function rungs(c: CheckContext): { reached: Rung[]; missing: string[] } {
   const reached: Rung[] = [
     { code: "invalid_api_key", what: "a malformed key", label: "malformed-key", scheme: "api_key", authorization: "Bearer %%conformance%%" },
     { code: "invalid_api_key", what: "an unknown key shaped like the given one", label: "unknown-key", scheme: "api_key", authorization: `Bearer ${unknownKeyLike(c.apiKey)}` },
@@ -51,7 +51,7 @@ export const ladderEveryRoute: Check = {
       const ops = v1Operations(rung.scheme);
       for (const op of ops) {
         const ex = await sendTo(c, op, { ...harmless(op, "AUTH-7"), authorization: rung.authorization, label: rung.label });
-        c.t.deliberate(ex);
+        c.target.deliberate(ex);
         // A route the server lacks is EP-4's; one it does not offer now says nothing of the ladder.
         if (absent(op, ex)) continue;
         c.refusal(ex, rung.code, "AUTH-7", `${operationLabel(op)} with ${rung.what}`);

@@ -3,7 +3,7 @@
 // `access_token` (RFC 6750's query parameter), and the OAuth token given with
 // --oauth-token as `access_token`, each without an Authorization header, is no credential
 // at all: 401 `unauthorized`. The requests change nothing even if served.
-import { operationLabel } from "../classify.ts";
+import { operationLabel } from "../describe.ts";
 import type { Check } from "../context.ts";
 import { absent, harmless, sendTo, v1Operations } from "./every-route.ts";
 
@@ -15,7 +15,7 @@ export const queryCredentials: Check = {
       { param: "api_key", secret: c.apiKey, what: "the API key", scheme: "api_key" },
       { param: "access_token", secret: c.apiKey, what: "the API key", scheme: "api_key" },
     ];
-    const token = c.r.o.oauthToken;
+    const token = c.settings.options.oauthToken;
     if (token) tries.push({ param: "access_token", secret: token, what: "the OAuth token", scheme: "oauth2" });
     else c.skip(["AUTH-4"], "an OAuth token in the query on every route not tried (no --oauth-token)");
     for (const t of tries) {
@@ -23,7 +23,7 @@ export const queryCredentials: Check = {
         const spec = harmless(op, "AUTH-4");
         const path = `${spec.path}${spec.path.includes("?") ? "&" : "?"}${t.param}=${encodeURIComponent(t.secret)}`;
         const ex = await sendTo(c, op, { ...spec, path, key: null });
-        c.t.deliberate(ex);
+        c.target.deliberate(ex);
         if (absent(op, ex)) continue;
         c.refusal(ex, "unauthorized", "AUTH-4", `${operationLabel(op)} with ${t.what} in the query (${t.param}) and no Authorization header`);
       }

@@ -6,8 +6,8 @@
 // served, they would change the subscription). Such a request is refused as the route refuses it, or is no route at all
 // (404); never served. The requests change nothing even if served (see every-route.ts).
 import type { Operation } from "../../contract/index.ts";
-import { operationLabel } from "../classify.ts";
-import type { Check, Ctx } from "../context.ts";
+import { operationLabel } from "../describe.ts";
+import type { Check, CheckContext } from "../context.ts";
 import type { RequestSpec } from "../http.ts";
 import { scopedKeys } from "./credentials.ts";
 import { harmless, held, said, selects, sendTo, served, sessionOnlyOperations, v1Operations } from "./every-route.ts";
@@ -57,14 +57,14 @@ interface Asker {
   spec: Partial<RequestSpec>;
 }
 
-async function tryEvery(c: Ctx, op: Operation, asker: Asker, only?: string): Promise<void> {
+async function tryEvery(c: CheckContext, op: Operation, asker: Asker, only?: string): Promise<void> {
   if (!selects(c, asker.rule)) return;
   const canonical = harmless(op, asker.rule, held(c));
   for (const s of spellingsOf(op.path, canonical.path).filter((x) => !only || x.name === only)) {
     // Never through `prism proxy`: it reads a spelling as the route (a percent-encoded letter decoded) and judges the 404 by the route's statuses.
     const spec: RequestSpec = { ...canonical, ...asker.spec, path: s.path, direct: true, ...(s.verbatim ? { verbatim: true } : {}), ...(canonical.method === "GET" ? { headersOnly: true } : {}) };
     const ex = await sendTo(c, op, spec);
-    c.t.deliberate(ex);
+    c.target.deliberate(ex);
     c.expect(
       !served(op, ex),
       asker.rule,
@@ -90,7 +90,7 @@ export const pathSpellings: Check = {
       if (key) await tryEvery(c, op, { rule: "AUTH-6", what: `with ${key.label} (it lacks ${op.scope})`, refusal: "403 insufficient_scope", spec: { key: key.secret, label: key.label } }, TRAILING_SLASH);
     }
 
-    if (!c.r.writes) c.skip(["W-11"], "a trailing slash on the session-only routes with an API key not tried (needs --allow-writes: served, they change the subscription)");
+    if (!c.settings.writes) c.skip(["W-11"], "a trailing slash on the session-only routes with an API key not tried (needs --allow-writes: served, they change the subscription)");
     else for (const op of sessionOnlyOperations()) await tryEvery(c, op, { rule: "W-11", what: "with an API key", refusal: "403 insufficient_scope", spec: {} }, TRAILING_SLASH);
   },
 };

@@ -5,15 +5,15 @@
 // key, `--scoped-key`s, an access token of one scope with OAuth auto-consent). They report
 // as the walk's sequences do (each finding with the requests that led to it), and name the
 // flags that run them again.
-import type { Check, Ctx } from "../context.ts";
+import type { Check, CheckContext } from "../context.ts";
 import { knownOf } from "../checks/generated.ts";
 import { FOREIGN_RULES, foreignSweep } from "../stateful/foreign.ts";
 import { SCOPE_RULES, scopeSweep } from "../stateful/scopes.ts";
 import type { Walk } from "../stateful/walk.ts";
 
 /** A walk of one property: what earlier checks learnt, the run's seed (or 0), run again by `--only`. */
-function propertyWalk(c: Ctx, rules: readonly string[]): Walk {
-  return { c, known: knownOf(c), seed: c.r.generate?.seed ?? 0, perOperation: 0, runs: [], replay: `--only ${rules.join(",")}` };
+function propertyWalk(c: CheckContext, rules: readonly string[]): Walk {
+  return { c, known: knownOf(c), seed: c.settings.generate?.seed ?? 0, perOperation: 0, runs: [], replay: `--only ${rules.join(",")}` };
 }
 
 export const anotherAccountEveryRoute: Check = {

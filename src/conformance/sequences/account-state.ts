@@ -5,7 +5,7 @@
 // `limits.submissions` and none of a transaction but `amount_cc`, `generation_id` and
 // `reason`: ledger rows are compared whole, and the submit counter is learnt from an
 // accepted submit (the numbers of `limits.submissions` that moved by one with it).
-import type { Ctx } from "../context.ts";
+import type { CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 
 /** Rows read from the head of the ledger and of the generation list. */
@@ -36,13 +36,13 @@ export function numbersOf(value: unknown, path = "", out = new Map<string, numbe
   return out;
 }
 
-async function ledgerHead(c: Ctx, rule: string): Promise<{ rows?: string[]; ex: Exchange }> {
+async function ledgerHead(c: CheckContext, rule: string): Promise<{ rows?: string[]; ex: Exchange }> {
   const ex = await c.get(`/v1/billing/transactions?limit=${HEAD}`, rule);
   return { ex, rows: ex.status === 200 && Array.isArray(ex.json?.data) ? ex.json.data.map((r: unknown) => JSON.stringify(r)) : undefined };
 }
 
 /** The balance and the ledger's head: what a call that moves no money leaves as it was. */
-export async function moneyOf(c: Ctx, rule: string): Promise<Money> {
+export async function moneyOf(c: CheckContext, rule: string): Promise<Money> {
   const me = await c.get("/v1/me", rule);
   const v = me.json?.credits?.main_cc;
   const ledger = await ledgerHead(c, rule);
@@ -50,7 +50,7 @@ export async function moneyOf(c: Ctx, rule: string): Promise<Money> {
 }
 
 /** The money, the head of the generation list and the submit counters (`ledger: false`: not the ledger). */
-export async function accountState(c: Ctx, rule: string, o: { ledger?: boolean } = {}): Promise<AccountState> {
+export async function accountState(c: CheckContext, rule: string, o: { ledger?: boolean } = {}): Promise<AccountState> {
   const me = await c.get("/v1/me", rule);
   const v = me.json?.credits?.main_cc;
   const ledger: { rows?: string[]; ex?: Exchange } = o.ledger === false ? {} : await ledgerHead(c, rule);
@@ -78,7 +78,7 @@ function ledgerChange(before: string[], after: string[]): string | undefined {
  * Holds `rule` to "moves no money" around `what`: the balance and the ledger's head are
  * as they were. Judges only what both reads gave.
  */
-export function sameMoney(c: Ctx, rule: string, before: Money, after: Money, what: string, ex?: Exchange): void {
+export function sameMoney(c: CheckContext, rule: string, before: Money, after: Money, what: string, ex?: Exchange): void {
   if (before.balance !== undefined && after.balance !== undefined) {
     c.expect(before.balance === after.balance, rule, `the balance moved from ${before.balance} to ${after.balance} cc around ${what}`, ex);
   }

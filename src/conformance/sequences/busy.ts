@@ -5,8 +5,8 @@
 // counter of `limits.submissions` (learnt by the sequence around a submit) as it was, and
 // creates nothing. It runs last of the submits, so that no later check meets the full
 // slots; on a clock the caller moves, the generations are then let finish.
-import { errorCodeOf } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import { accountState, newGenerations, submitsSpent } from "./account-state.ts";
 import { windowOf } from "./window.ts";
@@ -33,9 +33,9 @@ export const busySlots: Check = {
     // Room in the request window for the whole sequence first: a wait for its reset in the
     // middle would let the generations finish and free the slots.
     const window = windowOf(await c.get("/v1/me", "LIM-5"));
-    if (window && window.remaining < MAX_SUBMITS + 12 + c.r.reserve) await c.wait(window.reset + 1);
+    if (window && window.remaining < MAX_SUBMITS + 12 + c.settings.reserve) await c.wait(window.reset + 1);
     const started: string[] = [];
-    const elapsed = c.t.elapsedSeconds;
+    const elapsed = c.target.elapsedSeconds;
     try {
       let refused: Exchange | undefined;
       while (!refused && started.length < MAX_SUBMITS) {
@@ -47,7 +47,7 @@ export const busySlots: Check = {
           return;
         }
       }
-      if (c.t.elapsedSeconds !== elapsed) {
+      if (c.target.elapsedSeconds !== elapsed) {
         c.skip(["LIM-5"], "a refusal for busy slots not held: the suite waited for the request window while it filled the slots");
         return;
       }
@@ -75,9 +75,9 @@ export const busySlots: Check = {
 };
 
 /** On a clock the caller moves, the generations that filled the slots are let finish (elsewhere they finish on their own). */
-async function letFinish(c: Ctx, ids: string[]): Promise<void> {
-  if (!c.r.o.advance || ids.length === 0) return;
-  for (let waited = 0; waited <= c.r.settleSeconds; waited += 10) {
+async function letFinish(c: CheckContext, ids: string[]): Promise<void> {
+  if (!c.settings.options.advance || ids.length === 0) return;
+  for (let waited = 0; waited <= c.settings.settleSeconds; waited += 10) {
     await c.wait(10);
     const ex = await c.post("/v1/generations/status", { ids }, "LIM-5");
     const data: any[] = Array.isArray(ex.json?.data) ? ex.json.data : [];

@@ -6,8 +6,9 @@
 // ends with `terminated`, and every route that takes a key refuses it with
 // `api_key_revoked`, also those it was accepted on before: no cache of key checks).
 import { operations, type Operation } from "../../contract/index.ts";
-import { errorCodeOf, isUnrouted, operationLabel } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { isUnrouted } from "../broken-rule.ts";
+import { errorCodeOf, operationLabel } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import { terminated } from "../checks/oauth.ts";
 import { harmless, held } from "../properties/every-route.ts";
@@ -26,7 +27,7 @@ function framesOf(s: EventStream, id: string): Frame[] {
 }
 
 /** Calls the control; a refusal of the control itself is noted on `rules`, not a finding. */
-async function controlled(c: Ctx, rules: readonly string[], what: string, act: () => Promise<void>): Promise<boolean> {
+async function controlled(c: CheckContext, rules: readonly string[], what: string, act: () => Promise<void>): Promise<boolean> {
   try {
     await act();
     return true;
@@ -44,7 +45,7 @@ async function eventsAfter(s: EventStream, id: string, after: number): Promise<F
 }
 
 /** One event, `status` and `deleted: true`: held to `rule` (the state table's) and EVT-11 (the stream's, which says it again). */
-function oneEvent(c: Ctx, rule: string, s: EventStream, frames: Frame[], id: string, status: string, what: string): void {
+function oneEvent(c: CheckContext, rule: string, s: EventStream, frames: Frame[], id: string, status: string, what: string): void {
   const said = frames.map((f) => `${f.data?.status} deleted=${f.data?.deleted}`).join(", ") || "none";
   const ok = frames.length === 1 && frames[0]!.data?.status === status && frames[0]!.data?.deleted === true;
   for (const r of [rule, "EVT-11"]) c.expect(ok, r, `${what} of ${id} came on the stream as ${said}; one event with status ${status} and deleted: true`, s.opened);
@@ -61,14 +62,14 @@ export const controlledSequences: Check = {
 };
 
 /** A generation cancelled before work starts: one FAILED event with deleted: true, then gone from every route. */
-async function cancellation(c: Ctx): Promise<void> {
-  const cancel = c.r.o.control?.cancelGeneration;
+async function cancellation(c: CheckContext): Promise<void> {
+  const cancel = c.settings.options.control?.cancelGeneration;
   const rules = ["ST-2", "GEN-9"];
   if (!cancel) return c.skip(rules, `no cancellation: its route is not shown in the seed, and the run was given no control of the server that cancels ${WHY}`);
-  if (!c.r.spend) return c.skip(rules, "no cancellation: it needs a generation to cancel (--allow-spend)");
+  if (!c.settings.spend) return c.skip(rules, "no cancellation: it needs a generation to cancel (--allow-spend)");
   const body = c.shared.priced[0]?.body;
   if (!body) return c.skip(rules, "no cancellation: no body the server prices to submit");
-  const opened = await c.t.openStream({ rule: "ST-2" }, {});
+  const opened = await c.target.openStream({ rule: "ST-2" }, {});
   const s = opened.stream;
   try {
     const ex = await c.post("/v1/generations", { ...body, prompt: `${String(body.prompt ?? "")} (to cancel, ${randomToken()})` }, "ST-2", { headers: { "idempotency-key": `conformance-cancel-${randomToken()}` } });
@@ -85,12 +86,12 @@ async function cancellation(c: Ctx): Promise<void> {
 }
 
 /** A finished generation deleted: one event with its previous status and deleted: true, then gone from every route. */
-async function deletion(c: Ctx): Promise<void> {
-  const remove = c.r.o.control?.deleteGeneration;
+async function deletion(c: CheckContext): Promise<void> {
+  const remove = c.settings.options.control?.deleteGeneration;
   const settled = c.shared.settled;
   if (!remove) return c.skip(["ST-3"], `no deletion: its route is not shown in the seed, and the run was given no control of the server that deletes ${WHY}`);
   if (!settled || settled.status !== "DONE") return c.skip(["ST-3"], `no deletion: the run has no DONE generation of its own to delete (${settled ? `it ended ${settled.status}` : "--allow-spend"})`);
-  const opened = await c.t.openStream({ rule: "ST-3" }, {});
+  const opened = await c.target.openStream({ rule: "ST-3" }, {});
   const s = opened.stream;
   try {
     if (!s) return c.skip(["ST-3"], `no deletion: the stream did not open (${opened.exchange.status})`);
@@ -103,8 +104,8 @@ async function deletion(c: Ctx): Promise<void> {
 }
 
 /** A key revoked while in use: its stream ends with `terminated`, every route that takes a key refuses it. */
-async function revokedKey(c: Ctx): Promise<void> {
-  const control = c.r.o.control;
+async function revokedKey(c: CheckContext): Promise<void> {
+  const control = c.settings.options.control;
   if (!control?.newKey || !control.revokeKey) return c.skip(["AUTH-7", "EVT-7"], `no key revoked during the run: the run was given no control of the server that makes and revokes keys ${WHY}`);
   let key: string;
   try {
@@ -118,7 +119,7 @@ async function revokedKey(c: Ctx): Promise<void> {
   const who = await seq.send("readWhoami with the new key", { method: "GET", path: "/v1/whoami", key, label, rule: "AUTH-7" });
   const list = await seq.send("listGenerations with the new key", { method: "GET", path: "/v1/generations?limit=1", key, label, rule: "AUTH-7" });
   if (who.status !== 200 || list.status !== 200) return c.skip(["AUTH-7"], `the key made for the run was not accepted (${who.status}, ${list.status})`);
-  const opened = await c.t.openStream({ key, label, rule: "EVT-7" }, {});
+  const opened = await c.target.openStream({ key, label, rule: "EVT-7" }, {});
   if (!(await controlled(c, ["AUTH-7", "EVT-7"], "revoking the key", () => control.revokeKey!(key)))) return opened.stream?.close();
   await terminated(c, opened, { access: key, label }, "an API key");
   const routes = operations().filter((op) => op.path.startsWith("/v1/") && op.schemes.includes("api_key"));
@@ -129,13 +130,13 @@ async function refusedOn(seq: Sequence, op: Operation, key: string, label: strin
   const c = seq.c;
   let ex: Exchange;
   if (op.operationId === "streamGenerationEvents") {
-    const opened = await c.t.openStream({ key, label, rule: "AUTH-7" }, {});
+    const opened = await c.target.openStream({ key, label, rule: "AUTH-7" }, {});
     opened.stream?.close();
     seq.record(`${op.operationId} with the revoked key`, opened.exchange);
     ex = opened.exchange;
   } else ex = await seq.send(`${op.operationId} with the revoked key`, { ...harmless(op, "AUTH-7", held(c)), key, label });
   // Its body is empty on purpose (a request that changes nothing even if served).
-  c.t.deliberate(ex);
+  c.target.deliberate(ex);
   if (isUnrouted(op, ex.status)) return seq.note("AUTH-7", `${operationLabel(op)}: not routed (${ex.status}), see EP-4`);
   const code = errorCodeOf(ex.json);
   seq.expect(ex.status === 401 && code === "api_key_revoked", "AUTH-7", `${operationLabel(op)} with a key revoked during the run answered ${ex.status}${code ? ` ${code}` : ""}${ex.status >= 200 && ex.status < 300 ? ": served" : ""}; expected 401 api_key_revoked`, ex);

@@ -6,7 +6,7 @@
 // quota"), a price estimate ("spends one request of the shared request window"), and
 // nothing for a request of another key of the account (`default` is one window per key;
 // "two keys of one account do not share it").
-import type { Check, Ctx } from "../context.ts";
+import type { Check, CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import { fakeIds } from "../checks/generations.ts";
 import { spentBetween, windowOf } from "./window.ts";
@@ -24,7 +24,7 @@ export const requestCosts: Check = {
       costs(c, rule, before, after, own + 1, what);
       before = after;
     };
-    await step("EVT-12", "an event stream opened and closed", async () => (await c.t.openStream({ rule: "EVT-12" }, {})).stream?.close(), 1);
+    await step("EVT-12", "an event stream opened and closed", async () => (await c.target.openStream({ rule: "EVT-12" }, {})).stream?.close(), 1);
     const id = c.shared.own.find((g) => typeof g.id === "string")?.id ?? fakeIds(1)[0];
     await step("LIM-6", "a batch status read", () => c.post("/v1/generations/status", { ids: [id] }, "LIM-6"), 1);
     const priced = c.shared.priced[0]?.body;
@@ -35,8 +35,8 @@ export const requestCosts: Check = {
 };
 
 /** A request of another key of the main account (whoami says whose it is) costs the main key's `default` window nothing. */
-async function otherKey(c: Ctx, step: (what: string, send: () => Promise<unknown>) => Promise<void>): Promise<void> {
-  const key = c.role("read-only") ?? c.r.o.scopedKeys?.[0];
+async function otherKey(c: CheckContext, step: (what: string, send: () => Promise<unknown>) => Promise<void>): Promise<void> {
+  const key = c.role("read-only") ?? c.settings.options.scopedKeys?.[0];
   const mine = c.shared.whoami?.user_id;
   if (!key || mine === undefined) {
     c.skip(["LIM-1"], "no second key of the main account (--key read-only=..., --scoped-key): the per-key window not compared");
@@ -51,7 +51,7 @@ async function otherKey(c: Ctx, step: (what: string, send: () => Promise<unknown
 }
 
 /** Between two reads of the main key's window, it went down by `expected` (the requests sent, the second read included). */
-function costs(c: Ctx, rule: string, before: Exchange, after: Exchange, expected: number, what: string): void {
+function costs(c: CheckContext, rule: string, before: Exchange, after: Exchange, expected: number, what: string): void {
   const spent = spentBetween(before, after);
   if (spent === undefined) {
     c.note(rule, `what ${what} costs of the window not read: the two reads around it describe another window (a reset or another policy in between)`);

@@ -3,7 +3,7 @@
 // library check deleted, and, where the caller can cancel or delete generations
 // (`control`), those. Every route that takes the id answers 404 `not_found` (a batch
 // read leaves it out), and the list of its kind no longer holds it.
-import { randomToken, type Check, type Ctx, type GoneObject } from "../context.ts";
+import { randomToken, type Check, type CheckContext, type GoneObject } from "../context.ts";
 import type { Json, Operation } from "../../contract/index.ts";
 import { goneEverywhere } from "../stateful/gone.ts";
 import { Sequence } from "../stateful/sequence.ts";
@@ -28,15 +28,15 @@ function bodyFor(g: GoneObject, op: Operation, template: Json | undefined): Json
 }
 
 /** Sweeps every route for one gone object, as a sequence whose findings carry its steps (`ruleOf`: a route's own rule). */
-export async function sweepGone(c: Ctx, g: GoneObject, ruleOf?: (operationId: string) => string | undefined): Promise<void> {
+export async function sweepGone(c: CheckContext, g: GoneObject, ruleOf?: (operationId: string) => string | undefined): Promise<void> {
   const seq = new Sequence(c, `gone after ${g.why}`, undefined);
   await goneEverywhere(seq, g.kind, g.id, g.rule, g.why, { ...(g.outputs ? { outputs: g.outputs } : {}), ...(ruleOf ? { ruleOf } : {}), body: (op, template) => bodyFor(g, op, template) });
 }
 
 /** A generation record's result files, as paths on the target (used as given, never built). */
-export function outputPaths(c: Ctx, record: { output_urls?: unknown } | undefined): string[] {
+export function outputPaths(c: CheckContext, record: { output_urls?: unknown } | undefined): string[] {
   const urls: unknown[] = Array.isArray(record?.output_urls) ? record.output_urls : [];
-  return urls.map((u) => c.t.pathOf(String(u))).filter((p): p is string => Boolean(p));
+  return urls.map((u) => c.target.pathOf(String(u))).filter((p): p is string => Boolean(p));
 }
 
 export const goneSweep: Check = {

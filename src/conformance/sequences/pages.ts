@@ -5,8 +5,8 @@
 // exactly the records that followed the first page before the creation. A server whose
 // cursor is an offset serves the first page's last record again; one whose cursor names
 // the list's state refuses it.
-import { errorCodeOf } from "../classify.ts";
-import type { Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import type { CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 
 export interface PageProbe {
@@ -35,7 +35,7 @@ export const whole = (r: unknown): string => JSON.stringify(r);
  * before) and its first page (of 2 records, or 1 when it holds fewer than 4): undefined,
  * with the reason noted on `rule`, when it holds too few records for a page boundary.
  */
-export async function firstPage(c: Ctx, path: string, what: string, rule: string, key: (r: unknown) => string = byId, head?: string[]): Promise<PageProbe | undefined> {
+export async function firstPage(c: CheckContext, path: string, what: string, rule: string, key: (r: unknown) => string = byId, head?: string[]): Promise<PageProbe | undefined> {
   const read = head ? undefined : await c.get(`${path}?limit=4`, rule);
   const records = head ?? keysOf(read!, key);
   const size = records.length >= 4 ? 2 : records.length >= 2 ? 1 : 0;
@@ -52,7 +52,7 @@ export async function firstPage(c: Ctx, path: string, what: string, rule: string
 }
 
 /** Reads the page after `probe.first` (records `created` since) and holds it to the records that followed before. */
-export async function nextPage(c: Ctx, probe: PageProbe, created: string, rule: string): Promise<void> {
+export async function nextPage(c: CheckContext, probe: PageProbe, created: string, rule: string): Promise<void> {
   const { path, what, size, first, key } = probe;
   const ex = await c.get(`${path}?limit=${size}&cursor=${encodeURIComponent(first.json.next_cursor)}`, rule);
   const when = `after ${created} between the page reads`;

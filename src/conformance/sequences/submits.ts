@@ -9,8 +9,8 @@
 // - every status the generation was read in comes on the event stream, in order, and
 //   none of its events on a stream of the other types;
 // - the balance moved by the ledger rows the submit wrote.
-import { errorCodeOf } from "../classify.ts";
-import { randomToken, type Check, type Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import { randomToken, type Check, type CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import type { EventStream, Frame } from "../sse.ts";
 import { accountState, learnSubmitCounter, newGenerations, sameMoney, submitsSpent, type AccountState, type SubmitCounter } from "./account-state.ts";
@@ -42,11 +42,11 @@ export const submitSequence: Check = {
       return;
     }
     const body: Record<string, unknown> = { ...chosen.body, prompt: `${String(chosen.body.prompt ?? "")} (sequence ${randomToken()})` };
-    const opened = await c.t.openStream({ rule: "EVT-11" }, {});
+    const opened = await c.target.openStream({ rule: "EVT-11" }, {});
     // A stream of the other types only: the generation's events never come on it.
     const type = String(body.type);
     const others = [...new Set(c.shared.models.map((m) => String(m.type)))].filter((t) => t !== type && t !== "text");
-    const filtered = others.length > 0 ? await c.t.openStream({ rule: "EVT-10", query: `?types=${encodeURIComponent(others.join(","))}` }, {}) : undefined;
+    const filtered = others.length > 0 ? await c.target.openStream({ rule: "EVT-10", query: `?types=${encodeURIComponent(others.join(","))}` }, {}) : undefined;
     try {
       const id = await sequence(c, body, opened.stream);
       if (id && filtered) typesKept(c, filtered.stream, id, type, others);
@@ -59,7 +59,7 @@ export const submitSequence: Check = {
 };
 
 /** The sequence; the id of the generation it made, when the submit was accepted. */
-async function sequence(c: Ctx, body: Record<string, unknown>, stream: EventStream | undefined): Promise<string | undefined> {
+async function sequence(c: CheckContext, body: Record<string, unknown>, stream: EventStream | undefined): Promise<string | undefined> {
   const key = `conformance-sequence-${randomToken()}`;
   const submit = (k: string, extra: { key?: string } = {}) => c.post("/v1/generations", body, "SUB-2", { ...extra, headers: { "idempotency-key": k } });
 
@@ -105,7 +105,7 @@ async function sequence(c: Ctx, body: Record<string, unknown>, stream: EventStre
 }
 
 /** `types` narrows the stream: a stream of the other types got no event of this generation (it was open through all of them). */
-function typesKept(c: Ctx, s: EventStream | undefined, id: string, type: string, others: string[]): void {
+function typesKept(c: CheckContext, s: EventStream | undefined, id: string, type: string, others: string[]): void {
   if (!s) {
     c.skip(["EVT-10"], `a stream of types ${others.join(",")} did not open: the filter not held across a generation's life`);
     return;
@@ -115,7 +115,7 @@ function typesKept(c: Ctx, s: EventStream | undefined, id: string, type: string,
 }
 
 /** The charge of the submit (its ledger rows, else the balance's fall) is within the estimate's `price_cc`. */
-function ceiling(c: Ctx, price: number | undefined, id: string, s0: AccountState, s1: AccountState, ex: Exchange): void {
+function ceiling(c: CheckContext, price: number | undefined, id: string, s0: AccountState, s1: AccountState, ex: Exchange): void {
   if (price === undefined) {
     c.skip(["PRICE-1"], "the estimate of the submitted body gave no price_cc: the charge not compared with it");
     return;
@@ -133,7 +133,7 @@ function ceiling(c: Ctx, price: number | undefined, id: string, s0: AccountState
  * balance moved by the sum of the rows that are new at the ledger's head (signed: negative
  * debits it).
  */
-function ledgerAddsUp(c: Ctx, s0: AccountState, s1: AccountState): void {
+function ledgerAddsUp(c: CheckContext, s0: AccountState, s1: AccountState): void {
   if (s0.balance === undefined || s1.balance === undefined || !s0.ledger || !s1.ledger) return;
   const fresh = s1.ledger.filter((r) => !s0.ledger!.includes(r)).map((r) => JSON.parse(r) as Record<string, any>);
   // A head of 5 rows may hide a sixth new one: judged only when the head still shows an old row.
@@ -143,7 +143,7 @@ function ledgerAddsUp(c: Ctx, s0: AccountState, s1: AccountState): void {
 }
 
 /** Nothing was spent between two reads: money, generations, the submit counter (`rule`, and LIM-5 for the counter). */
-function spentNothing(c: Ctx, rule: string, before: AccountState, after: AccountState, counter: SubmitCounter, what: string, ex: Exchange): void {
+function spentNothing(c: CheckContext, rule: string, before: AccountState, after: AccountState, counter: SubmitCounter, what: string, ex: Exchange): void {
   sameMoney(c, rule, before, after, what, ex);
   const made = newGenerations(before, after);
   c.expect(made.length === 0, rule, `${what} created generation(s): ${made.join(", ")} now head the list`, after.generationsAnswer ?? ex);
@@ -157,7 +157,7 @@ function spentNothing(c: Ctx, rule: string, before: AccountState, after: Account
  * Idempotency keys are the account's own: the second account's submit with this
  * account's key and body is not answered with this account's generation.
  */
-async function otherAccount(c: Ctx, body: Record<string, unknown>, key: string, id: string): Promise<void> {
+async function otherAccount(c: CheckContext, body: Record<string, unknown>, key: string, id: string): Promise<void> {
   if (!c.otherKey || !c.shared.otherIsOtherAccount) {
     c.skip(["W-8"], "an Idempotency-Key of this account not tried by another account (no --other-api-key)");
     return;
@@ -171,7 +171,7 @@ async function otherAccount(c: Ctx, body: Record<string, unknown>, key: string, 
  * up does) came on the stream as an event, in the order read, and the events' times
  * never go back.
  */
-async function statusesOnStream(c: Ctx, s: EventStream | undefined, id: string): Promise<void> {
+async function statusesOnStream(c: CheckContext, s: EventStream | undefined, id: string): Promise<void> {
   if (!s) {
     c.skip(["EVT-11"], "the event stream did not open: the statuses read not compared with its events");
     return;
@@ -180,15 +180,15 @@ async function statusesOnStream(c: Ctx, s: EventStream | undefined, id: string):
   let last: Exchange | undefined;
   const done = () => framesOf(s, id).some((f) => FINAL.has(f.data?.status));
   const started = Date.now();
-  for (let step = 0, waited = 0; waited <= c.r.settleSeconds; step++) {
+  for (let step = 0, waited = 0; waited <= c.settings.settleSeconds; step++) {
     last = await c.post("/v1/generations/status", { ids: [id] }, "EVT-11");
     const status = last.json?.data?.find?.((r: any) => r?.id === id)?.status;
     if (typeof status === "string" && read.at(-1) !== status) read.push(status);
     if (FINAL.has(String(status)) && (await s.until(done, 3_000))) break;
     // One second at a time on a clock the caller moves; growing pauses in real time.
-    const pause = c.r.o.advance ? 1 : Math.min(5, 0.5 * (step + 1));
+    const pause = c.settings.options.advance ? 1 : Math.min(5, 0.5 * (step + 1));
     await c.wait(pause);
-    waited = c.r.o.advance ? waited + pause : (Date.now() - started) / 1000;
+    waited = c.settings.options.advance ? waited + pause : (Date.now() - started) / 1000;
   }
   const frames = framesOf(s, id);
   const streamed = frames.map((f) => String(f.data?.status));
@@ -197,7 +197,7 @@ async function statusesOnStream(c: Ctx, s: EventStream | undefined, id: string):
     c.shared.settled = { id, status: String(record.status), outputs: outputPaths(c, record) };
   }
   if (!FINAL.has(read.at(-1) ?? "")) {
-    c.skip(["EVT-11"], `${id} did not reach a final status within ${c.r.settleSeconds} s: read ${read.join(" -> ")}`);
+    c.skip(["EVT-11"], `${id} did not reach a final status within ${c.settings.settleSeconds} s: read ${read.join(" -> ")}`);
     return;
   }
   let at = 0;

@@ -3,7 +3,7 @@
 // not shown, so the suite sends an empty JSON object, which names no field it would have
 // to invent; where the server takes it (2xx), the balance and the ledger are as they were.
 // The objects are the run's own: a generation it submitted, the file it uploaded.
-import { errorCodeOf } from "../classify.ts";
+import { errorCodeOf } from "../describe.ts";
 import type { Check } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import { moneyOf, sameMoney } from "./account-state.ts";

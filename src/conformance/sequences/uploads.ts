@@ -2,8 +2,8 @@
 // written through the proxy path): the asset list, paged across the upload, stays exact;
 // and the file is in the library at once (the seed says it of the uploaded file, whichever
 // way the ticket was written: the uploads check holds the direct PUT to it).
-import { errorCodeOf } from "../classify.ts";
-import type { Check, Ctx } from "../context.ts";
+import { errorCodeOf } from "../describe.ts";
+import type { Check, CheckContext } from "../context.ts";
 import { greyPng } from "../png.ts";
 import { proxyPut, ticketHeader } from "../checks/uploads.ts";
 import { firstPage, nextPage } from "./pages.ts";
@@ -36,7 +36,7 @@ export const uploadBetweenPages: Check = {
 };
 
 /** The file written through the proxy path is a new asset at the head of the library at once. */
-async function inLibrary(c: Ctx, before: string[] | undefined): Promise<void> {
+async function inLibrary(c: CheckContext, before: string[] | undefined): Promise<void> {
   if (!before) return;
   const after = await c.get("/v1/library/assets?limit=10", "UPL-7");
   const fresh = Array.isArray(after.json?.data) ? after.json.data.filter((a: any) => !before.includes(String(a?.id))) : [];

@@ -5,7 +5,7 @@
 // second key is pointed at this account's objects, so a server that leaks changes only
 // objects of this run: writes touch only what the run made (its generations, its
 // uploaded file, a folder the sweep creates and deletes).
-import { operationLabel } from "../classify.ts";
+import { operationLabel } from "../describe.ts";
 import { randomToken } from "../context.ts";
 import { fakeIds } from "../checks/generations.ts";
 import { judgeForeign } from "./judge.ts";
@@ -41,11 +41,11 @@ export async function foreignSweep(w: Walk): Promise<void> {
     const read = c.shared.own.find((g) => typeof g.id === "string")?.id as string | undefined;
     const made = c.shared.created.find((g) => typeof g.id === "string" && g.id !== undefined)?.id as string | undefined;
     const done = c.shared.own.find((g) => Array.isArray(g.output_urls) && g.output_urls.length > 0);
-    const output = done ? c.t.pathOf(String(done.output_urls[0])) : undefined;
+    const output = done ? c.target.pathOf(String(done.output_urls[0])) : undefined;
     const uploaded = c.shared.uploads.find((u) => u.assetId)?.assetId;
     const assets = await c.get("/v1/library/assets?limit=1", "LIB-7");
     const anyAsset = uploaded ?? (assets.json?.data?.[0]?.id as string | undefined);
-    if (c.r.writes && idRoutes(FOLDERS).some((r) => selected(w, r.operation.operationId))) folder = await ownFolder(seq);
+    if (c.settings.writes && idRoutes(FOLDERS).some((r) => selected(w, r.operation.operationId))) folder = await ownFolder(seq);
     const objects: [string, string | undefined, string | undefined][] = [
       [GENERATIONS, read, made],
       [ASSETS, anyAsset, uploaded],
@@ -58,9 +58,9 @@ export async function foreignSweep(w: Walk): Promise<void> {
         const ruleId = FOREIGN_RULE[r.operation.operationId] ?? "W-8";
         const route = seq.branch(replayOf(w, r.operation.operationId));
         const what = `${operationLabel(r.operation)} (${r.via})`;
-        const id = isRead(r) ? readId : c.r.writes ? writeId : undefined;
+        const id = isRead(r) ? readId : c.settings.writes ? writeId : undefined;
         if (!id) {
-          seq.skip([ruleId], `${what} not tried: ${isRead(r) ? "the account has no such object" : c.r.writes ? "the run made no such object" : "needs --allow-writes"}`);
+          seq.skip([ruleId], `${what} not tried: ${isRead(r) ? "the account has no such object" : c.settings.writes ? "the run made no such object" : "needs --allow-writes"}`);
           continue;
         }
         if (!r.template) {

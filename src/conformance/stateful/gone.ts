@@ -5,7 +5,7 @@
 // its kind no longer holds it. Used by the stateful walk and by the default run's
 // sequences alike; only the bodies differ (generated, or written by hand).
 import { operationById, type Json, type Operation } from "../../contract/index.ts";
-import { operationLabel } from "../classify.ts";
+import { operationLabel } from "../describe.ts";
 import { judgeGone } from "./judge.ts";
 import { ASSETS, FOLDERS, GENERATIONS, idRoutes } from "./routes.ts";
 import type { Sequence } from "./sequence.ts";

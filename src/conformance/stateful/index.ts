@@ -2,7 +2,7 @@
 // objects' lives along the contract's links. Another account's ids on every route that
 // takes one, and credentials with fewer scopes on every route that needs a scope, are
 // properties of every run (../properties/sweeps.ts), not steps of this walk.
-import type { Ctx } from "../context.ts";
+import type { CheckContext } from "../context.ts";
 import type { Known } from "../generate/plans.ts";
 import type { SequenceRun } from "../generate/report.ts";
 import { onlyMatches } from "../options.ts";
@@ -19,9 +19,9 @@ const SEQUENCES: [readonly string[], (w: Walk) => Promise<void>][] = [
 ];
 
 /** Walks every sequence whose rules `--only` selects; each adds its entry to `runs`. */
-export async function walk(c: Ctx, known: Known, g: { seed: number; perOperation: number; operations?: string[] }, runs: SequenceRun[]): Promise<void> {
+export async function walk(c: CheckContext, known: Known, g: { seed: number; perOperation: number; operations?: string[] }, runs: SequenceRun[]): Promise<void> {
   const w: Walk = { c, known, seed: g.seed, perOperation: g.perOperation, ...(g.operations ? { operations: g.operations } : {}), runs };
-  const only = c.r.o.only;
+  const only = c.settings.options.only;
   for (const [rules, run] of SEQUENCES) {
     if (only?.length && !rules.some((id) => onlyMatches(id, only))) continue;
     await run(w);

@@ -1,7 +1,8 @@
 // How the stateful walk judges the answers of the routes that take an id: an object that
 // is gone answers 404 `not_found` everywhere (a batch read leaves it out), never 2xx; and
 // the answer for another account's object is the answer for a missing one.
-import { isCollection, errorCodeOf } from "../classify.ts";
+import { isCollection } from "../broken-rule.ts";
+import { errorCodeOf } from "../describe.ts";
 import { sameAnswer } from "../checks/generations.ts";
 import type { Exchange } from "../http.ts";
 import type { Sequence } from "./sequence.ts";

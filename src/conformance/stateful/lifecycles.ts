@@ -9,7 +9,7 @@
 // cancels or deletes a generation ("The path and method of the cancel/delete operation
 // for a generation: not shown"), and no delete of a library asset.
 import type { Json } from "../../contract/index.ts";
-import { errorCodeOf } from "../classify.ts";
+import { errorCodeOf } from "../describe.ts";
 import { randomToken } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import type { EventStream } from "../sse.ts";
@@ -66,10 +66,10 @@ async function gone(seq: Sequence, w: Walk, kind: string, id: string, ruleId: st
 export async function generationLife(w: Walk): Promise<void> {
   const { c } = w;
   if (!selected(w, "submitGeneration")) return;
-  const seq = begin(w, "generation: submit, its links, a moderation report, then gone", "submitGeneration", GENERATION_RULES, c.r.spend, "needs --allow-spend (it submits a generation)");
+  const seq = begin(w, "generation: submit, its links, a moderation report, then gone", "submitGeneration", GENERATION_RULES, c.settings.spend, "needs --allow-spend (it submits a generation)");
   if (!seq) return;
   // The link FollowGenerations: the stream is opened first, the creation is its first event.
-  const opened = await c.t.openStream({ rule: "EVT-11" }, {});
+  const opened = await c.target.openStream({ rule: "EVT-11" }, {});
   seq.record("streamGenerationEvents (link FollowGenerations, opened before the submit)", opened.exchange);
   try {
     await generation(seq, w, opened);
@@ -121,7 +121,7 @@ async function generation(seq: Sequence, w: Walk, opened: { stream?: EventStream
         readsIt(seq, link, ex, id);
         if (ex && ok(ex)) {
           status = String(ex.json?.status);
-          outputs = (Array.isArray(ex.json?.output_urls) ? ex.json.output_urls : []).map((u: unknown) => c.t.pathOf(String(u))).filter((p: string | undefined): p is string => Boolean(p));
+          outputs = (Array.isArray(ex.json?.output_urls) ? ex.json.output_urls : []).map((u: unknown) => c.target.pathOf(String(u))).filter((p: string | undefined): p is string => Boolean(p));
         }
         break;
       }
@@ -150,7 +150,7 @@ async function generation(seq: Sequence, w: Walk, opened: { stream?: EventStream
 export async function folderLife(w: Walk): Promise<void> {
   const { c } = w;
   if (!selected(w, "createLibraryFolder")) return;
-  const seq = begin(w, "folder: create, its links, delete, then gone", "createLibraryFolder", FOLDER_RULES, c.r.writes, "needs --allow-writes (it creates and deletes a folder)");
+  const seq = begin(w, "folder: create, its links, delete, then gone", "createLibraryFolder", FOLDER_RULES, c.settings.writes, "needs --allow-writes (it creates and deletes a folder)");
   if (!seq) return;
   let id: string | undefined;
   let deleted = false;
@@ -237,8 +237,8 @@ async function assetLinks(seq: Sequence, w: Walk): Promise<void> {
   for (const link of linksOf("listLibraryAssets", page.status)) {
     if (link.operationId === "readLibraryAssetContent") readsIt(seq, link, await along(seq, w, link, page, item, undefined, { binary: true, headersOnly: true }), id);
     else if (link.operationId === "moveLibraryItems") {
-      if (!c.r.writes || !own) {
-        seq.note("LIB-6", `link ${link.name} not followed: it moves only a file this run uploaded${c.r.writes ? "" : " (and needs --allow-writes)"}`);
+      if (!c.settings.writes || !own) {
+        seq.note("LIB-6", `link ${link.name} not followed: it moves only a file this run uploaded${c.settings.writes ? "" : " (and needs --allow-writes)"}`);
         continue;
       }
       const ex = await along(seq, w, link, page, item);

@@ -9,7 +9,8 @@
 // nothing even if it were served: reads with this account's ids, writes with an empty
 // body and ids nobody has.
 import { operations, type Operation } from "../../contract/index.ts";
-import { errorCodeOf, isUnrouted, operationLabel } from "../classify.ts";
+import { isUnrouted } from "../broken-rule.ts";
+import { errorCodeOf, operationLabel } from "../describe.ts";
 import { scopedToken } from "../checks/oauth.ts";
 import type { Exchange } from "../http.ts";
 import { scopedKeys, whoHolds, type Scoped } from "../properties/credentials.ts";
@@ -40,14 +41,14 @@ export async function scopeSweep(w: Walk): Promise<void> {
   const { list, token } = await credentials(w);
   try {
     if (list.length === 0) seq.skip(SCOPE_RULES, "not walked: no credential with fewer scopes (--key read-only=..., --scoped-key, or --oauth-auto-consent with --allow-writes)");
-    if (!c.r.writes) seq.skip(["W-11"], "the session-only routes not tried with these credentials (needs --allow-writes: served, they change the subscription)");
+    if (!c.settings.writes) seq.skip(["W-11"], "the session-only routes not tried with these credentials (needs --allow-writes: served, they change the subscription)");
     for (const cred of list) {
       if (cred.unknown) {
         seq.skip(SCOPE_RULES, `${cred.label}: its scopes were not learnt (${cred.unknown})`);
         continue;
       }
       const lacking = scoped.filter((op) => !cred.scopes.includes(op.scope!) && op.schemes.includes(cred.oauth ? "oauth2" : "api_key"));
-      for (const op of [...lacking, ...(c.r.writes ? sessionOnly : [])]) {
+      for (const op of [...lacking, ...(c.settings.writes ? sessionOnly : [])]) {
         const route = seq.branch(replayOf(w, op.operationId));
         route.record(`readWhoami with ${cred.label} (it holds ${cred.scopes.join(" ")})`, cred.who);
         const ex = await send(route, op, cred, w);
@@ -64,7 +65,7 @@ async function send(route: Sequence, op: Operation, cred: Scoped, w: Walk): Prom
   const step = `${op.operationId} with ${cred.label}`;
   const rule = op.scope ? "AUTH-6" : "W-11";
   const ex = await sendTo(w.c, op, { ...harmless(op, rule, held(w.c, { ...(w.known.assetIds[0] ? { asset: w.known.assetIds[0] } : {}), ...(w.known.slugs[0] ? { slug: w.known.slugs[0] } : {}) })), key: cred.secret, label: cred.label });
-  w.c.t.deliberate(ex); // an empty body on purpose: only the scope may refuse it
+  w.c.target.deliberate(ex); // an empty body on purpose: only the scope may refuse it
   route.record(step, ex);
   return ex;
 }

@@ -2,7 +2,7 @@
 // followed, the delete), so that a finding carries the steps that led to it with their
 // curl lines, and the seed that walks it again.
 import { matchOperation } from "../../contract/index.ts";
-import type { Ctx } from "../context.ts";
+import type { CheckContext } from "../context.ts";
 import type { Exchange, RequestSpec } from "../http.ts";
 import type { SequenceRun } from "../generate/report.ts";
 import type { Answered } from "./links.ts";
@@ -18,13 +18,13 @@ export class Sequence {
    * alike); `run`: the report entry it adds to (a branch's parent's).
    */
   constructor(
-    readonly c: Ctx,
+    readonly c: CheckContext,
     name: string,
     readonly replay: string | undefined,
     run?: SequenceRun,
   ) {
     this.run = run ?? { name, requests: 0, findings: 0 };
-    this.#before = c.t.requestCount;
+    this.#before = c.target.requestCount;
   }
 
   /** A sequence of its own steps and replay (one route of a sweep), counted in this one's report entry. */
@@ -70,7 +70,7 @@ export class Sequence {
 
   /** Closes the tally of requests. */
   done(): SequenceRun {
-    this.run.requests = this.c.t.requestCount - this.#before;
+    this.run.requests = this.c.target.requestCount - this.#before;
     return this.run;
   }
 }

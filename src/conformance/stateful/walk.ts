@@ -1,13 +1,13 @@
 // What every stateful sequence is given: the run, what the generator learnt, the seed,
 // the operations selected, and the report's list of sequences.
-import type { Ctx } from "../context.ts";
+import type { CheckContext } from "../context.ts";
 import { operationSeed } from "../generate/cases.ts";
 import type { Known } from "../generate/plans.ts";
 import type { SequenceRun } from "../generate/report.ts";
 import { Sequence } from "./sequence.ts";
 
 export interface Walk {
-  c: Ctx;
+  c: CheckContext;
   known: Known;
   seed: number;
   perOperation: number;

@@ -16,6 +16,7 @@ export async function against(rule: string): Promise<Report> {
     const report = await runFull(sim, proxy.url);
     expect(report.errors, explain(report)).toEqual([]);
     expect(failing(report), explain(report)).toEqual([...new Set([rule, ...(double.also ?? []), ...SIMULATOR_FINDINGS])].sort());
+    expect(brokenWording(report)).toEqual([]);
     return report;
   } finally {
     await proxy.close();
@@ -67,6 +68,13 @@ export function failsEach(doubles: readonly Double[], says: Readonly<Record<stri
       expect(failing(report), explain(report)).toEqual([...rules].sort());
       const said = failuresOf(report, d.rule).split("\n");
       expect(said.some((m) => says[d.title]?.test(m)), said.join("\n")).toBe(true);
+      expect(brokenWording(report)).toEqual([]);
     });
   }
+}
+
+/** Messages of a report that show a value the suite could not read (`undefined`, `NaN`, `[object Object]`) instead of saying what was missing. */
+export function brokenWording(report: Report): string[] {
+  const texts = report.rows.flatMap((r) => [...r.failures.map((f) => f.message), ...r.notes, r.reason ?? ""]);
+  return texts.filter((t) => /\bundefined\b|\bNaN\b|\[object Object\]/.test(t));
 }

@@ -1,9 +1,11 @@
-// Which seed rule a departure from the contract breaks. `checkAnswer` says where an
-// answer departs (a header, the status, the media type, a path in the body); the
-// contract location names the rule (the registry's `contract` column), so a server
-// that breaks one thing fails one rule. Where a location maps to no single rule, the
-// rule the request was exercising is blamed.
+// Which seed rule a departure from the contract breaks (`ruleBroken`). `checkAnswer` says
+// where an answer departs (a header, the status, the media type, a path in the body); the
+// contract location names the rule (the registry's `contract` column), so a server that
+// breaks one thing fails one rule. Where a location maps to no single rule, the rule the
+// request was exercising is blamed. A route the server lacks is a departure of its own
+// (`isUnrouted`, EP-4).
 import { errorCodes, statusOf, type Operation, type Violation } from "../contract/index.ts";
+import { errorCodeOf, operationLabel } from "./describe.ts";
 
 /** The rule a 2xx/3xx status outside the contract breaks, by operation. */
 const SUCCESS_STATUS_RULE: Readonly<Record<string, string>> = {
@@ -92,11 +94,6 @@ const ENVELOPE_FIELD_RULE: Readonly<Record<string, string>> = {
   details: "ENV-5",
 };
 
-export function errorCodeOf(body: unknown): string | undefined {
-  const code = (body as { error?: { code?: unknown } } | null)?.error?.code;
-  return typeof code === "string" ? code : undefined;
-}
-
 /** `body/data/0 must have required property 'status'` -> ["data","0","status"]. */
 export function bodyPath(message: string): string[] | undefined {
   const m = /^body(\S*) (.*)$/s.exec(message);
@@ -107,7 +104,7 @@ export function bodyPath(message: string): string[] | undefined {
   return path;
 }
 
-export function classify(operation: Operation, status: number, violation: Violation, body: unknown, context: string): string {
+export function ruleBroken(operation: Operation, status: number, violation: Violation, body: unknown, context: string): string {
   const msg = violation.message;
   const op = operation.operationId;
 
@@ -197,11 +194,6 @@ export function bodyRuleOf(operationId: string): string | undefined {
 
 export function isCollection(operationId: string): boolean {
   return PAGED.has(operationId) || operationId in UNPAGED;
-}
-
-/** How the report names an operation: `readWhoami (GET /v1/whoami)`. */
-export function operationLabel(operation: Operation): string {
-  return `${operation.operationId} (${operation.method.toUpperCase()} ${operation.path})`;
 }
 
 /**
