@@ -3,7 +3,7 @@
 // (replay, mismatch, no money moved, another account's id), the support thread.
 import { randomUUID } from "node:crypto";
 import { bound } from "../../contract/index.ts";
-import { errorCodeOf, shown } from "../describe.ts";
+import { errorCodeOf } from "../describe.ts";
 import { randomToken, type Check, type CheckContext } from "../context.ts";
 import type { Exchange } from "../http.ts";
 import { moneyOf, sameMoney } from "../sequences/account-state.ts";
