@@ -8,7 +8,7 @@ import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/in
 import { SUITE_REDIRECT_URI, type ConformanceOptions } from "./options.ts";
 import { startPrism, type RunningPrism } from "./prism.ts";
 import { simulatorScopedKeys } from "./simulator-keys.ts";
-import { simulatorControl } from "./server-control.ts";
+import { detectSimulatorControl, simulatorControl } from "./server-control.ts";
 import { renderHar } from "./har.ts";
 import { renderJson, renderJunit, renderTable } from "./report.ts";
 import { exitCode, runConformance } from "./runner.ts";
@@ -122,6 +122,10 @@ async function main(argv: string[], help: string, given: (secrets: Secret[]) => 
       log(`no --base-url: started the simulator at ${baseUrl} with its demo keys and two keys with fewer scopes (writes and spending allowed), a site session and OAuth auto-consent`);
     }
     if (!apiKey) throw new Usage("--api-key (or HUB_API_KEY) is required with --base-url");
+    if (!control && !staticMock) {
+      control = await detectSimulatorControl(baseUrl, apiKey);
+      if (control) log(`${baseUrl} exposes the simulator's control interface (/_sim/): the sequences that cancel or delete a generation or revoke a key use it`);
+    }
 
     let viaUrl: string | undefined;
     if (request.prism) {

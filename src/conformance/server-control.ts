@@ -34,3 +34,22 @@ export function simulatorControl(base: string, accountId = "acc_demo"): ServerCo
     revokeKey: async (key) => void (await call("POST", `keys/${encodeURIComponent(key)}/revoke`)),
   };
 }
+
+/**
+ * The simulator's control interface when the target exposes it (the standalone mock as
+ * `generation-hub mock` starts it, or a proxy in front of one), for the account of the
+ * main key; undefined for any other server. One harmless read of `GET /_sim/scenarios`
+ * tells: a server without it answers 404 (or nothing), and the run goes on without.
+ */
+export async function detectSimulatorControl(base: string, apiKey: string, timeoutMs = 5_000): Promise<ServerControl | undefined> {
+  try {
+    const scenarios = await fetch(`${base}/_sim/scenarios`, { signal: AbortSignal.timeout(timeoutMs) });
+    const listed = (await scenarios.json().catch(() => undefined)) as { data?: unknown; loaded?: unknown } | undefined;
+    if (scenarios.status !== 200 || !Array.isArray(listed?.data) || typeof listed?.loaded !== "string") return undefined;
+    const who = await fetch(`${base}/v1/whoami`, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
+    const account = ((await who.json().catch(() => undefined)) as { user_id?: unknown } | undefined)?.user_id;
+    return typeof account === "string" ? simulatorControl(base, account) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,6 +1,8 @@
 // `npm run conformance`: out of the box against the simulator, against a server given by
 // address and key, its reports for CI, and its exit status.
 import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,6 +14,7 @@ import { startProxy } from "./support/proxy.ts";
 import { startSim } from "./support/run.ts";
 import { cli, root } from "./support/cli.ts";
 import { simulatorScopedKeys } from "../../src/conformance/simulator-keys.ts";
+import { detectSimulatorControl } from "../../src/conformance/server-control.ts";
 
 describe("npm run conformance", () => {
   it("PAGE-3: without arguments starts the simulator, prints JSON and writes JUnit", async () => {
@@ -76,6 +79,37 @@ describe("npm run conformance", () => {
     } finally {
       await proxy.close();
       await sim.close();
+    }
+  });
+
+  it("ST-2: against the standalone simulator (--base-url) finds its control interface and runs the sequences that cancel a generation through it", async () => {
+    const sim = await startSim({ clockSpeed: 1 });
+    try {
+      // PRICE-1's check prices the body the cancelled submit sends.
+      const run = await cli(["--only", "ST-2,PRICE-1", "--quick", "--allow-spend", "--json"], { HUB_BASE_URL: sim.url, HUB_API_KEY: "ghk_demo_full" });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toContain("exposes the simulator's control interface (/_sim/)");
+      const row = (JSON.parse(run.stdout) as { rows: { id: string; verdict: string; reason?: string }[] }).rows.find((r) => r.id === "ST-2");
+      expect(row?.verdict, row?.reason).toBe("pass");
+    } finally {
+      await sim.close();
+    }
+  });
+
+  it("finds no control interface on a server without /_sim/ (one read, nothing else)", async () => {
+    const seen: string[] = [];
+    const server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(404, { "content-type": "application/json" }).end('{"error":{"code":"not_found"}}');
+    });
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    try {
+      const { port } = server.address() as AddressInfo;
+      expect(await detectSimulatorControl(`http://127.0.0.1:${port}`, "key")).toBeUndefined();
+      expect(seen).toEqual(["GET /_sim/scenarios"]);
+      expect(await detectSimulatorControl("http://127.0.0.1:1", "key")).toBeUndefined();
+    } finally {
+      server.close();
     }
   });
 
