@@ -228,6 +228,61 @@ test("a refusal is the envelope, the same as the server's", async () => {
     expect(r.stdout).toMatch(/Tests\s+3 passed/);
   });
 
+  it("the documented beforeEach(() => control.reset()) isolates the tests of a vitest + MSW suite: what one test loads or changes (a scenario, the plan, the clock's speed, a fault) is gone in the next", () => {
+    mkdirSync(join(project, "test"), { recursive: true });
+    writeFileSync(join(project, "test/isolation.test.ts"), `import { setupServer } from "msw/node";
+import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";
+import { createHubClient, HubApiError } from "@generation-hub/api";
+import { createHubHandlers } from "@generation-hub/devtools/msw";
+
+const { handlers, control } = createHubHandlers({ baseUrl: "https://hub.example" });
+const server = setupServer(...handlers);
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterAll(() => server.close());
+beforeEach(() => control.reset());
+
+const hub = createHubClient({ baseUrl: "https://hub.example", apiKey: "ghk_demo_full" });
+const image = { type: "image", model: "image-model-a", prompt: "a fox" } as const;
+const outcome = (call: Promise<unknown>) => call.then(() => "accepted", (e: unknown) => (e instanceof HubApiError ? e.code : String(e)));
+
+test("out of credits: a submit is refused", async () => {
+  await control.loadScenario("out-of-credits");
+  expect(await outcome(hub.submit(image))).toBe("insufficient_credits");
+});
+
+test("the next test starts from the demo again: a submit is accepted", async () => {
+  expect(await outcome(hub.submit(image))).toBe("accepted");
+  expect((await control.state()).scenario).toBe("demo");
+});
+
+test("one test moves to a free plan, runs the clock and puts a fault in force", async () => {
+  await control.setPlan("acc_demo", "free");
+  await control.setClockSpeed(50);
+  await control.addFault({ kind: "service_unavailable", route: "readAccount" });
+  expect(await outcome(hub.submit(image))).toBe("payment_required");
+});
+
+test("the next finds the paid plan, the frozen clock and no fault", async () => {
+  const { data } = await hub.submit(image);
+  await new Promise((resolve) => setTimeout(resolve, 200)); // 10 simulated seconds at the speed of the test before
+  expect((await hub.GET("/v1/generations/{id}", { params: { path: { id: data.id } } })).data.status).toBe("QUEUED");
+  expect((await hub.GET("/v1/me")).response.status).toBe(200);
+});
+
+test("a test loads a busy account", async () => {
+  await control.loadScenario("busy-account");
+  expect((await hub.GET("/v1/generations", { params: { query: { limit: 100 } } })).data.data.length).toBe(100);
+});
+
+test("and the next sees the demo's few generations", async () => {
+  expect((await hub.GET("/v1/generations", { params: { query: { limit: 100 } } })).data.data.length).toBeLessThan(100);
+});
+`);
+    const r = spawnSync(join(project, "node_modules/.bin/vitest"), ["run", "test/isolation.test.ts"], { cwd: project, encoding: "utf8", env: { ...env, CI: "true", NO_COLOR: "1" } });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Tests\s+6 passed/);
+  });
+
   it.runIf(executablePath)("EVT-6: the MSW handlers in a page of the project, through MSW's service worker in Chromium: the event stream stays open and delivers every status", async () => {
     const site = join(project, "public");
     execFileSync(join(project, "node_modules/.bin/msw"), ["init", site, "--no-save"], { cwd: project, stdio: "ignore", env });

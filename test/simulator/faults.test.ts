@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FaultError, Hub } from "../../src/simulator/index.ts";
+import { FaultError, Hub, type ScenarioFile } from "../../src/simulator/index.ts";
 import { startCli, runCli } from "./support/cli.ts";
 import { drawPattern, readBody, VIDEO } from "./support/faults.ts";
 import { FULL, startSim, type Sim } from "./support/harness.ts";
@@ -201,15 +201,27 @@ describe("counts, rates and seeds", () => {
     }
   });
 
-  it("a reset puts back the options' and the scenario's faults with their counts anew, and takes the control interface's out", async () => {
-    const withFaults = await startSim({ faults: [{ id: "slow_me", kind: "service_unavailable", route: "readAccount", count: 1 }] });
+  it("a reset puts back the options' and the starting scenario's faults with their counts anew, and takes the control interface's out", async () => {
+    const starting: ScenarioFile = {
+      scenario_version: 1,
+      name: "flaky-models",
+      description: "The model list fails once.",
+      accounts: [{ id: "acc_demo" }],
+      keys: [{ secret: FULL, id: "key_full", account_id: "acc_demo" }],
+      faults: [{ id: "flaky_models", kind: "service_unavailable", route: "listModels", count: 1 }],
+    };
+    const withFaults = await startSim({ scenario: starting, faults: [{ id: "slow_me", kind: "service_unavailable", route: "readAccount", count: 1 }] });
     try {
       await withFaults.control("POST", "faults", { kind: "internal_error", route: "listModels" });
       expect((await withFaults.get("/v1/me")).status).toBe(503);
       expect((await withFaults.get("/v1/me")).status).toBe(200);
+      expect((await withFaults.get("/v1/models")).status).toBe(503);
       await withFaults.control("POST", "reset");
       const listed = (await withFaults.control("GET", "faults")).json.data;
-      expect(listed).toEqual([expect.objectContaining({ id: "slow_me", origin: "options", remaining: 1, fired: 0 })]);
+      expect(listed).toEqual([
+        expect.objectContaining({ id: "slow_me", origin: "options", remaining: 1, fired: 0 }),
+        expect.objectContaining({ id: "flaky_models", origin: "scenario", remaining: 1, fired: 0 }),
+      ]);
       expect((await withFaults.get("/v1/me")).status).toBe(503);
     } finally {
       await withFaults.close();
@@ -231,8 +243,11 @@ describe("counts, rates and seeds", () => {
       const exported = (await sim.control("GET", "scenario")).json;
       expect(exported.faults).toEqual([{ id: "flaky_me", kind: "service_unavailable", route: "readAccount", count: 1, rate: 1, seed: 0 }]);
       expect((await sim.control("GET", "faults/flaky_me")).json).toMatchObject({ origin: "scenario", remaining: 1, fired: 1 });
-      await sim.control("POST", "reset");
+      // Loading it again starts its faults anew; a reset goes back to the starting scenario, without them.
+      expect((await sim.control("POST", "scenario", scenario)).status).toBe(200);
       expect((await sim.control("GET", "faults/flaky_me")).json).toMatchObject({ remaining: 2, fired: 0 });
+      await sim.control("POST", "reset");
+      expect((await sim.control("GET", "faults/flaky_me")).status).toBe(404);
     } finally {
       await sim.control("POST", "scenario", { name: "demo" });
     }
