@@ -161,10 +161,21 @@ describe("the dev tools installed in another project", () => {
     expect(help).toContain("--expose-control");
   });
 
-  it("`generation-hub mock --help` names the command as the user types it; a bad flag is one usage error", () => {
-    expect(run(join(project, "node_modules/.bin/generation-hub"), ["mock", "--help"], project)).toContain("Usage: generation-hub mock [options]");
-    expect(() => run(join(project, "node_modules/.bin/generation-hub"), ["mock", "--port", "abc"], project)).toThrow(/--port \(SIM_PORT\)/);
-    expect(() => run(join(project, "node_modules/.bin/generation-hub"), ["frobnicate"], project)).toThrow(/Unknown command "frobnicate"/);
+  it("`generation-hub` says in one line what is wrong, with the closest command or option; without a command it prints the usage and fails; --help names each command as the user types it", () => {
+    const bin = join(project, "node_modules/.bin/generation-hub");
+    const exec = (...args: string[]) => spawnSync(bin, args, { cwd: project, encoding: "utf8", env });
+    const bare = exec();
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toContain("Usage: generation-hub <command> [options]");
+    const help = exec("--help");
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("mock");
+    expect(exec("mock", "--help").stdout).toContain("Usage: generation-hub mock [options]");
+    const oneLine = (r: ReturnType<typeof exec>) => [r.status, r.stderr.trim().split("\n").length, r.stderr.trim()];
+    expect(oneLine(exec("mok"))).toEqual([2, 1, 'generation-hub: unknown command "mok"; did you mean mock? (the commands: mock, conformance; generation-hub --help)']);
+    expect(oneLine(exec("frobnicate"))).toEqual([2, 1, 'generation-hub: unknown command "frobnicate" (the commands: mock, conformance; generation-hub --help)']);
+    expect(oneLine(exec("mock", "--prot", "4020"))).toEqual([2, 1, "unknown option --prot; did you mean --port? (generation-hub mock --help lists every option)"]);
+    expect(oneLine(exec("mock", "--port", "abc"))).toEqual([2, 1, '--port (SIM_PORT) must be a non-negative number, got "abc"']);
   });
 
   it("`generation-hub conformance` passes against the `generation-hub mock` of the same package", async () => {
