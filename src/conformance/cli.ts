@@ -21,8 +21,8 @@ export interface ConformanceCommand {
 
 const HELP = `Usage: PROGRAM [options]
 
-Runs the conformance suite against a server and prints one row per seed rule
-(docs/seed-rules.yaml): pass, fail (with the request id and the reason) or n/a.
+Runs the conformance suite against a server and prints one row per rule of the API
+(its id and wording): pass, fail (with the request id and the reason) or n/a.
 Without --base-url it starts the simulator and uses its demo keys.
 
   --base-url URL          server address (no /v1)                       HUB_BASE_URL

@@ -19,6 +19,7 @@ import { markdownBlocks } from "../docs/code-samples.ts";
 import { serveSite } from "../docs/support.ts";
 import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
 import { npmIn } from "../support/npm.ts";
+import { repositoryPointers } from "../support/user-facing.ts";
 
 const executablePath = chromiumFor("the dev tools' MSW handlers in a consumer's page", "test/devtools/consumer.test.ts");
 /** The versions this repository tests with, installed in the consumer project from the registry. */
@@ -133,6 +134,20 @@ describe("the dev tools installed in another project", () => {
     expect(mock.output()).not.toContain("Docs built");
     expect(docs.headers.get("x-content-type-options")).toBe("nosniff");
     expect(docs.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    // The banner links the simulator guide where this mock serves it, and says nothing of the repository.
+    expect(mock.output()).toContain(`Details: ${mock.url}/docs/guides/simulator.html.`);
+    expect((await fetch(`${mock.url}/docs/guides/simulator.html`)).status).toBe(200);
+    expect(repositoryPointers(mock.output())).toEqual([]);
+  });
+
+  it("what the commands print speaks from the user's project: the usage of each command and its one-line refusals point at no path, document, script or root of the repository", () => {
+    const bin = join(project, "node_modules/.bin/generation-hub");
+    const printed = [[], ["--help"], ["mock", "--help"], ["conformance", "--help"], ["mok"], ["mock", "--prot", "1"], ["mock", "--faults", "kind=nope"], ["mock", "--scenario", "nope"]].map((args) => {
+      const r = spawnSync(bin, args, { cwd: project, encoding: "utf8", env });
+      return `generation-hub ${args.join(" ")}:\n${r.stdout}${r.stderr}`;
+    });
+    expect(printed.every((text) => text.split("\n").length > 2)).toBe(true);
+    expect(printed.flatMap((text) => repositoryPointers(text))).toEqual([]);
   });
 
   it("`generation-hub mock` is not a page's to take over: a rebound Host is refused naming the flag, /_sim/ takes JSON, --help lists the flags", async () => {
@@ -333,6 +348,14 @@ async function run() {
       await browser.close();
       await served.close();
     }
+  });
+
+  it("the scenario format ships where a scenario file's $schema names it, and as an export", () => {
+    const onDisk = JSON.parse(readFileSync(installed("@generation-hub/devtools/scenario.schema.json"), "utf8")) as { $schema: string; $defs: Record<string, unknown> };
+    expect(onDisk.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
+    expect(Object.keys(onDisk.$defs)).toContain("Fault");
+    writeFileSync(join(project, "schema.mjs"), `import schema from "@generation-hub/devtools/scenario.schema.json" with { type: "json" };\nconsole.log(Object.keys(schema.$defs).includes("Fault"));\n`);
+    expect(run(process.execPath, ["schema.mjs"], project).trim()).toBe("true");
   });
 
   it("startSimulator() from the package's library entry point serves the same simulator", async () => {

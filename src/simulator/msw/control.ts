@@ -270,7 +270,7 @@ export class HubControl {
     return this.request("DELETE", `sessions/${id(session)}`);
   }
 
-  /** Changes the subscription and what the payment provider knows (see "Subscription actions" in docs/simulator.md). */
+  /** Changes the subscription and what the payment provider knows (see "Subscription actions" in the simulator guide). */
   updateSubscription(accountId: string, changes: Record<string, unknown>): Promise<Record<string, unknown>> {
     return this.request("PATCH", `subscriptions/${id(accountId)}`, changes);
   }
