@@ -667,7 +667,7 @@ export interface paths {
         put?: never;
         /**
          * Resume the subscription
-         * @description Request body: none shown in the seed. Turns renewal back on and answers the next payment date. Site session cookie only: an API key or OAuth token calling it answers 403 `insufficient_scope`, even with `billing:read`. A request from an origin that is not allowlisted answers 403 `origin_mismatch`.
+         * @description Request body: none shown in the requirements. Turns renewal back on and answers the next payment date. Site session cookie only: an API key or OAuth token calling it answers 403 `insufficient_scope`, even with `billing:read`. A request from an origin that is not allowlisted answers 403 `origin_mismatch`.
          */
         post: operations["resumeSubscription"];
         delete?: never;
@@ -717,7 +717,7 @@ export interface paths {
         put?: never;
         /**
          * Start a card change
-         * @description Request body: none shown in the seed. Answers `payment_id` with parameters for the payment widget. Site session cookie only: an API key or OAuth token calling it answers 403 `insufficient_scope`, even with `billing:read`. A request from an origin that is not allowlisted answers 403 `origin_mismatch`.
+         * @description Request body: none shown in the requirements. Answers `payment_id` with parameters for the payment widget. Site session cookie only: an API key or OAuth token calling it answers 403 `insufficient_scope`, even with `billing:read`. A request from an origin that is not allowlisted answers 403 `origin_mismatch`.
          */
         post: operations["startCardChange"];
         delete?: never;
@@ -914,7 +914,7 @@ export interface components {
         Scope: "me:read" | "models:read" | "generations:read" | "generations:write" | "library:read" | "library:write" | "billing:read" | "support:read" | "support:write" | "uploads:write" | "workflows:read" | "workflows:write";
         /**
          * WhoamiRecord
-         * @description What the credential resolved to. Open to fields the seed does not list.
+         * @description What the credential resolved to. Open to fields the requirements do not list.
          */
         WhoamiRecord: {
             /** @description Account. */
@@ -964,7 +964,7 @@ export interface components {
         };
         /**
          * ErrorEnvelope
-         * @description Every failure answers this envelope. Branch on `error.code` only. No stack trace and no framework message is ever in the body. Open to fields the seed does not list.
+         * @description Every failure answers this envelope. Branch on `error.code` only. No stack trace and no framework message is ever in the body. Open to fields the requirements do not list.
          */
         ErrorEnvelope: {
             error: {
@@ -977,7 +977,7 @@ export interface components {
                 request_id: string;
                 /** @description Present where the refusal has per-field causes. */
                 details?: components["schemas"]["ErrorDetail"][];
-                /** @description Sent with `rate_limited` refusals of minute windows, beside the `Retry-After` header and with the same number of seconds. The seed names the field without placing it; this contract places it in `error`. */
+                /** @description Sent with `rate_limited` refusals of minute windows, beside the `Retry-After` header and with the same number of seconds. The requirements name the field without placing it; this contract places it in `error`. */
                 retry_after_seconds?: number;
             } & {
                 [key: string]: unknown;
@@ -992,7 +992,7 @@ export interface components {
         Centicredits: number;
         /**
          * AccountRecord
-         * @description Account state of the credential's subject. Open to fields the seed does not list.
+         * @description Account state of the credential's subject. Open to fields the requirements do not list.
          */
         AccountRecord: {
             plan: {
@@ -1041,7 +1041,7 @@ export interface components {
         PromptExpansion: "disabled" | "fast" | "balanced" | "quality";
         /**
          * ModelRecord
-         * @description A model this key can launch: types the API does not submit, disabled models and early-access models without access are absent. Open to fields the seed does not list.
+         * @description A model this key can launch: types the API does not submit, disabled models and early-access models without access are absent. Open to fields the requirements do not list.
          */
         ModelRecord: {
             /** @description The value to send as `model`. */
@@ -1088,7 +1088,7 @@ export interface components {
         PageLimit: number;
         /**
          * KnowledgeArticle
-         * @description A public article or guide, in the language it was written in. Open to fields the seed does not list.
+         * @description A public article or guide, in the language it was written in. Open to fields the requirements do not list.
          */
         KnowledgeArticle: {
             /** @description Addresses the article. */
@@ -1137,7 +1137,7 @@ export interface components {
         };
         /**
          * GenerationRecord
-         * @description A generation. Same shape from `GET /v1/generations`, `GET /v1/generations/{id}`, `POST /v1/generations/status` and the 202 reply of a submit (including a replay). Open to fields the seed does not list.
+         * @description A generation. Same shape from `GET /v1/generations`, `GET /v1/generations/{id}`, `POST /v1/generations/status` and the 202 reply of a submit (including a replay). Open to fields the requirements do not list.
          */
         GenerationRecord: ({
             /** @description The id that `GET /v1/generations/{id}` accepts. */
@@ -1376,7 +1376,7 @@ export interface components {
         };
         /**
          * NotShownBody
-         * @description A JSON body whose shape the seed does not show (the operation using it quotes the gap in `x-not-shown`). Kept open: any JSON value validates.
+         * @description A JSON body whose shape the requirements do not show (the operation using it quotes the gap in `x-not-shown`). Kept open: any JSON value validates.
          */
         NotShownBody: unknown;
         /**
@@ -1503,7 +1503,7 @@ export interface components {
         };
         /**
          * AssetRecord
-         * @description An uploaded reference in the library. Open to fields the seed does not list.
+         * @description An uploaded reference in the library. Open to fields the requirements do not list.
          */
         AssetRecord: {
             id: string;
@@ -1539,7 +1539,7 @@ export interface components {
         FolderPosition: number;
         /**
          * FolderRecord
-         * @description A library folder. Open to fields the seed does not list.
+         * @description A library folder. Open to fields the requirements do not list.
          */
         FolderRecord: {
             id: string;
@@ -1634,7 +1634,7 @@ export interface components {
         };
         /**
          * CreditTransaction
-         * @description A row of the credit ledger. Open to fields the seed does not list.
+         * @description A row of the credit ledger. Open to fields the requirements do not list.
          */
         CreditTransaction: {
             /** @description Signed: positive credits the balance, negative debits it. */
@@ -1658,7 +1658,7 @@ export interface components {
         };
         /**
          * BillingSubscription
-         * @description The subscription the account is still billed on. Amounts are whole units of `currency`, not centi-credits. Open to fields the seed does not list.
+         * @description The subscription the account is still billed on. Amounts are whole units of `currency`, not centi-credits. Open to fields the requirements do not list.
          */
         BillingSubscription: {
             status: string;
@@ -1683,7 +1683,7 @@ export interface components {
         }) | null;
         /**
          * SupportMessage
-         * @description A message of the support thread. Open to fields the seed does not list.
+         * @description A message of the support thread. Open to fields the requirements do not list.
          */
         SupportMessage: {
             /** @enum {string} */

@@ -26,6 +26,9 @@ const beside = [
   "src/simulator/assets/model.glb",
 ];
 for (const file of beside) cpSync(at(file), join(dist, file));
+// The scenario format at the package's root, where a scenario file's `$schema` can name it
+// (`./node_modules/@generation-hub/devtools/scenario.schema.json`) and the exports map it.
+cpSync(at("src/simulator/scenarios/scenario.schema.json"), join(pkg, "scenario.schema.json"));
 
 // The reference docs, as `npm run docs` builds them (the simulator serves them at /docs/).
 const site = at("site");

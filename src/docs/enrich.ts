@@ -4,7 +4,7 @@
 //   - per operation, a table of the error codes it can return (status, code, meaning),
 //     from the operation's error examples (one per code, named after it) and the
 //     error-code table, collapsed under the description;
-//   - the seed's gaps (`x-not-shown`) written into the descriptions a reader sees;
+//   - the requirements' gaps (`x-not-shown`) written into the descriptions a reader sees;
 //   - code samples (`x-codeSamples`) from docs/samples/<operationId>.ts;
 //   - links from the overview to the guides.
 import { METHODS, contract, errorCodes, type Json, type JsonObject } from "../contract/index.ts";
@@ -149,7 +149,7 @@ function noteGaps(doc: JsonObject, gapsHref?: string): void {
   }
   for (const [target, quotes] of byTarget) {
     const more = gapsHref ? ` ([every gap](${gapsHref}))` : "";
-    const lines = quotes.map((q) => `> **Not shown in the seed:** ${oneLine(q)}`);
+    const lines = quotes.map((q) => `> **Not shown in the requirements:** ${oneLine(q)}`);
     appendDescription(target, `${lines.join("\n>\n")}${more ? `\n>\n> ${more.trim()}` : ""}`);
   }
 }

@@ -144,15 +144,15 @@ export const GENERATED: Record<string, () => string> = {
     );
     return ["| `status` | Work continues | Meaning |", "|---|---|---|", ...rows].join("\n");
   },
-  // Everything the seed marks "not shown", from the contract's `x-not-shown` annotations.
+  // Everything the requirements (the seed) mark "not shown", from the `x-not-shown` annotations.
   "not-shown": () => {
     const rows = groupedGaps().map((g) => `| ${cell(g.quote)} | ${g.places.map(cell).join("; ")} |`);
-    return ["| What the seed says | Where it applies |", "|---|---|", ...rows].join("\n");
+    return ["| What the requirements say | Where it applies |", "|---|---|", ...rows].join("\n");
   },
-  // The request inputs the seed names without a bound, from the `x-no-bound` annotations.
+  // The request inputs the requirements name without a bound, from the `x-no-bound` annotations.
   "no-bound": () => {
     const rows = groupedGaps(gaps(contract, "x-no-bound")).map((g) => `| ${cell(g.quote)} | ${g.places.map(cell).join("; ")} |`);
-    return ["| Where the seed names it | Input |", "|---|---|", ...rows].join("\n");
+    return ["| Where the requirements name it | Input |", "|---|---|", ...rows].join("\n");
   },
 };
 
@@ -205,6 +205,18 @@ function repoMentions(markdown: string, pages: ReadonlyMap<string, string>): str
   });
 }
 
+/**
+ * In a guide, a link to a project document beside the guides (`../simulator.md`: the path
+ * that also works in the Markdown the package ships) links to its page. Another link out
+ * of docs/guides/ is left to fail.
+ */
+function guideLinksOut(markdown: string, pages: ReadonlyMap<string, string>): string {
+  return markdown.replace(/\]\(\.\.\/([^)\s#]+)(#[^)\s]*)?\)/g, (whole, file: string, anchor: string | undefined) => {
+    const slug = pages.get(`docs/${file}`);
+    return slug ? `](${slug}.md${anchor ?? ""})` : whole;
+  });
+}
+
 /** In a project document, links to files of the repository become `repo:` mentions. */
 function projectLinks(markdown: string, path: string): string {
   const dir = path.split("/").slice(0, -1);
@@ -227,7 +239,7 @@ export function summaryOf(markdown: string): string {
 
 export function renderGuide(source: GuideSource, guideSlugs: ReadonlySet<string>, projectPages: ReadonlyMap<string, string> = new Map()): RenderedGuide {
   const where = source.projectDoc ?? `docs/guides/${source.slug}.md`;
-  const own = source.projectDoc ? projectLinks(source.markdown, source.projectDoc) : expandDirectives(source.markdown, where);
+  const own = source.projectDoc ? projectLinks(source.markdown, source.projectDoc) : guideLinksOut(expandDirectives(source.markdown, where), projectPages);
   const markdown = repoMentions(own, projectPages);
   const rendered = renderMarkdown(markdown, { resolveLink: guideLinkResolver(guideSlugs, where) });
   const h1 = rendered.headings.find((h) => h.level === 1);

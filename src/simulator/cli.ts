@@ -3,6 +3,7 @@
 // an environment variable (flags win); `--help` lists them.
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
+import { closest } from "../common/did-you-mean.ts";
 import { DEFAULT_DOCS_DIR, FaultError, isLoopbackHost, ScenarioError, shippedNames, startSimulator, type FaultSpec, type FaultView, type ScenarioFile, type SimulatorOptions } from "./index.ts";
 import { readFaults } from "./state/faults.ts";
 import { readScenario, scenarioFrom } from "./state/scenario/read.ts";
@@ -28,8 +29,29 @@ interface Setting {
   apply: (o: SimulatorOptions, v: string | number | boolean) => void;
 }
 
-/** A problem told in one line, without the usage text (a scenario that is not valid). */
+/** A problem of the command line, told in one line (a flag, a value, a scenario or fault that is not valid). */
 class OneLineProblem extends Error {}
+
+/**
+ * parseArgs' refusals in one line each, with where the options are listed: an unknown flag
+ * with the known one closest to it (the whole usage text buried the problem).
+ */
+function argumentProblem(error: Error & { code?: string }, program: string): OneLineProblem {
+  const given = /'([^']+)'/.exec(error.message)?.[1] ?? "";
+  const listed = `(${program} --help lists every option)`;
+  switch (error.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
+      const guess = closest(given.replace(/^-+/, ""), ["help", ...SETTINGS.map((s) => s.flag)]);
+      return new OneLineProblem(`unknown option ${given}${guess ? `; did you mean --${guess}?` : ""} ${listed}`);
+    }
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return new OneLineProblem(`unexpected argument ${JSON.stringify(given)}: every option is a flag, --name value ${listed}`);
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return new OneLineProblem(`${/does not take/.test(error.message) ? `${given} is a switch and takes no value` : `${given.split(" ")[0]} needs a value`} ${listed}`);
+    default:
+      return new OneLineProblem(`${error.message} ${listed}`);
+  }
+}
 
 /**
  * `--scenario`: a shipped name, or a file (a path with a slash, or ending in .json),
@@ -140,7 +162,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: "heartbeat-seconds", env: "SIM_HEARTBEAT_SECONDS", kind: "number", help: "event stream heartbeat interval in real seconds (default 15)", apply: (o, v) => (o.heartbeatSeconds = v as number) },
   { flag: "max-streams-per-key", env: "SIM_MAX_STREAMS_PER_KEY", kind: "number", help: "open event streams per key (default 10)", apply: (o, v) => (o.maxStreamsPerKey = v as number) },
   { flag: "public-url", env: "SIM_PUBLIC_URL", kind: "string", help: "base address for links in records (default: the address the caller used)", apply: (o, v) => (o.publicUrl = v as string) },
-  { flag: "docs-dir", env: "SIM_DOCS_DIR", kind: "string", help: "folder served at /docs (default <repo>/site)", apply: (o, v) => (o.docsDir = v as string) },
+  { flag: "docs-dir", env: "SIM_DOCS_DIR", kind: "string", help: "folder served at /docs (default: the contract's reference docs, which come with the simulator)", apply: (o, v) => (o.docsDir = v as string) },
   { flag: "no-demo-data", env: "SIM_NO_DEMO_DATA", kind: "boolean", help: "start from the demo scenario without its records (finished generations, library folders and image, support welcome); ignored with --scenario", apply: (o, v) => (o.demoData = !v) },
   { flag: "folder-limit", env: "SIM_FOLDER_LIMIT", kind: "number", help: "library folders per account (default 50); one more answers 409 folder_limit_reached", apply: (o, v) => (o.folderLimit = v as number) },
   { flag: "upload-lifetime-days", env: "SIM_UPLOAD_LIFETIME_DAYS", kind: "number", help: "life of an uploaded file in simulated days, the asset's expires_at (default 30)", apply: (o, v) => (o.uploadLifetimeDays = v as number) },
@@ -163,7 +185,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: "oauth-refresh-seconds", env: "SIM_OAUTH_REFRESH_SECONDS", kind: "number", help: "an unused OAuth refresh token expires after this many simulated seconds (default 2592000, 30 days)", apply: (o, v) => (oauthOf(o).refreshTokenSeconds = v as number) },
   { flag: "oauth-grant-seconds", env: "SIM_OAUTH_GRANT_SECONDS", kind: "number", help: "absolute lifetime of an OAuth grant in simulated seconds (default 7776000, 90 days)", apply: (o, v) => (oauthOf(o).grantSeconds = v as number) },
   { flag: "oauth-code-seconds", env: "SIM_OAUTH_CODE_SECONDS", kind: "number", help: "OAuth authorization code lifetime in simulated seconds (default 60)", apply: (o, v) => (oauthOf(o).codeSeconds = v as number) },
-  { flag: "faults", env: "SIM_FAULTS", kind: "string", help: "faults to inject (docs/simulator.md, Faults): JSON, a .json file, or words such as \"kind=service_unavailable route=readAccount count=2; kind=latency latency_ms=300 rate=0.1\" (default none)", apply: (o, v) => (o.faults = faultsOption(String(v))) },
+  { flag: "faults", env: "SIM_FAULTS", kind: "string", help: "faults to inject (the simulator guide's Faults, at /docs/guides/simulator.html#faults): JSON, a .json file, or words such as \"kind=service_unavailable route=readAccount count=2; kind=latency latency_ms=300 rate=0.1\" (default none)", apply: (o, v) => (o.faults = faultsOption(String(v))) },
   { flag: "log", env: "SIM_LOG", kind: "boolean", help: "log every request (Fastify's logger)", apply: (o, v) => (o.logger = v as boolean) },
 ];
 
@@ -177,11 +199,16 @@ function usage(program: string): string {
 }
 
 function parse(argv: string[], program: string): SimulatorOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: Object.fromEntries([["help", { type: "boolean" }], ...SETTINGS.map((s) => [s.flag, { type: s.kind === "boolean" ? "boolean" : "string" }])]) as never,
-    strict: true,
-  });
+  let values: Record<string, unknown>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: Object.fromEntries([["help", { type: "boolean" }], ...SETTINGS.map((s) => [s.flag, { type: s.kind === "boolean" ? "boolean" : "string" }])]) as never,
+      strict: true,
+    }));
+  } catch (error) {
+    throw argumentProblem(error as Error & { code?: string }, program);
+  }
   if ((values as Record<string, unknown>).help) {
     console.log(usage(program));
     process.exit(0);
@@ -234,6 +261,12 @@ function networkWarning(host: string, control: boolean): string[] {
   ];
 }
 
+/** Whom `--cors` opens to, for the banner. */
+function corsLine(cors: SimulatorOptions["cors"]): string {
+  if (cors === true) return "open to any origin (/v1, storage, OAuth)";
+  return Array.isArray(cors) && cors.length > 0 ? `open to ${cors.join(", ")} (/v1, storage, OAuth)` : "closed";
+}
+
 /** A fault in force in a few words, for the banner. */
 function faultLine(f: FaultView): string {
   const when = [f.route ?? "every route", f.rate < 1 ? `rate ${f.rate}` : "", f.count !== undefined ? `${f.count} times` : ""].filter(Boolean).join(", ");
@@ -247,7 +280,6 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
     options = parse(argv, command.program);
   } catch (error) {
     console.error(String((error as Error).message ?? error));
-    if (!(error instanceof OneLineProblem)) console.error(usage(command.program));
     process.exit(2);
   }
   let sim: Awaited<ReturnType<typeof startSimulator>>;
@@ -274,14 +306,14 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
       `  Docs:       ${sim.url}/docs/`,
       `  Site:       ${sim.url}/site/sign-in   (session cookie gh_session; subscription actions)`,
       `  OAuth:      ${sim.url}/.well-known/oauth-authorization-server`,
-      `  Clock:      ${sim.hub.clock.speed}x   CORS: ${options.cors ? "open (/v1, storage, OAuth)" : "closed"}   Hosts: loopback, IP addresses${options.allowedHosts?.length ? `, ${options.allowedHosts.join(", ")}` : ""}`,
+      `  Clock:      ${sim.hub.clock.speed}x   CORS: ${corsLine(options.cors)}   Hosts: loopback, IP addresses${options.allowedHosts?.length ? `, ${options.allowedHosts.join(", ")}` : ""}`,
       ...(sim.hub.faults.size > 0 ? [`  Faults:     ${sim.hub.faults.list().map(faultLine).join("; ")}   (${sim.url}/_sim/faults)`] : []),
       "",
       ...(options.scenario === undefined ? ["Demo API keys:"] : [`Scenario ${scenario.name}: ${scenario.description}`, "", "API keys:"]),
       ...keys.map((k) => `  ${k.secret.padEnd(width)}  ${k.purpose}`),
       "",
       "Outcome markers in a prompt: [sim:fail] [sim:fail=timeout] [sim:hold] [sim:hold=block] [sim:slow] [sim:late] [sim:blocked]",
-      "Details: docs/simulator.md. Stop with Ctrl+C.",
+      `Details: ${sim.url}/docs/guides/simulator.html. Stop with Ctrl+C.`,
     ].join("\n"),
   );
   // Here the reference docs are built, not committed: build them when they are missing or

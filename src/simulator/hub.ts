@@ -72,6 +72,9 @@ export class Hub implements HubBase, HubServices {
   readonly routes: Routes;
   ids = new IdMaker();
   state: HubState;
+  /** The scenario of the options (the demo by default): what reset goes back to. */
+  readonly #starting: Scenario;
+  /** The scenario in force: the starting one, or one loaded since the last reset. */
   #scenario: Scenario;
   /** The options' faults, read once: in force from the start and after every reset. */
   readonly #optionFaults: readonly Fault[];
@@ -84,7 +87,8 @@ export class Hub implements HubBase, HubServices {
     const limits = streamLimits();
     this.options = options;
     this.#optionFaults = options.faults === undefined ? [] : readFaults(options.faults, "faults");
-    this.#scenario = startingScenario(options);
+    this.#starting = startingScenario(options);
+    this.#scenario = this.#starting;
     this.#restartFaults(this.#scenario);
     this.clock = new SimClock({ speed: options.clockSpeed ?? 1, start: options.startTime });
     this.timing = { ...DEFAULT_TIMING, ...options.timing, runningMs: { ...DEFAULT_TIMING.runningMs, ...options.timing?.runningMs } };
@@ -126,21 +130,27 @@ export class Hub implements HubBase, HubServices {
     return refusalFor(this, req, refuse(code, { ...(message ? { message } : {}), ...(details ? { details } : {}) }));
   }
 
-  /** The scenario the hub started from, or loaded last: what reset goes back to. */
+  /** The scenario in force: the one loaded since the last reset, else the starting one. */
   get scenario(): Scenario {
     return this.#scenario;
   }
 
+  /** The scenario of the options (the demo by default): what reset goes back to. */
+  get startingScenario(): Scenario {
+    return this.#starting;
+  }
+
   /**
-   * Loads a scenario (a shipped name or a parsed file) as a reset does: open streams end,
-   * history and ids of the old state become unknown; reset then goes back to it. Throws
-   * ScenarioError (and changes nothing) when it is not valid.
+   * Puts a scenario (a shipped name or a parsed file) in force until the next reset: open
+   * streams end, history and ids of the old state become unknown, the faults are the
+   * options' and the scenario's; the clock goes on as it was. Throws ScenarioError (and
+   * changes nothing) when it is not valid.
    */
   loadScenario(given: string | ScenarioFile): void {
     const scenario = scenarioFrom(given);
     this.#restartFaults(scenario); // throws (and changes nothing) when its fault ids clash with the options'
     this.#scenario = scenario;
-    this.reset();
+    this.#renew();
   }
 
   /** The options' faults, then the scenario's, their counts and draws anew. */
@@ -168,11 +178,21 @@ export class Hub implements HubBase, HubServices {
   }
 
   /**
-   * Back to the scenario: open streams end, history and ids of the old state become
-   * unknown; the faults are the options' and the scenario's again (counts and draws anew).
+   * Back to the start, so each test of a suite that resets before it starts alike: the
+   * starting scenario (a scenario loaded since is gone), the options' faults and its own
+   * (counts and draws anew), the clock's starting speed; open streams end, history and ids
+   * of the old state become unknown. The clock's time goes on from where it is (times of
+   * the scenario count from now).
    */
   reset(): void {
+    this.#scenario = this.#starting;
     this.#restartFaults(this.#scenario);
+    this.clock.setSpeed(this.options.clockSpeed ?? 1);
+    this.#renew();
+  }
+
+  /** A new state from the scenario in force. */
+  #renew(): void {
     for (const stream of [...this.events.openStreams]) this.events.end(stream);
     this.clock.clear();
     this.limiter.reset();

@@ -8,17 +8,21 @@
 // consumer is recorded beneath it (consumer/run.js.txt) and every answer checked against
 // the contract: API and OAuth answers by `checkAnswer`, stream frames as `EventFrame`,
 // storage PUTs for exactly the ticket's headers.
-import { execFile, execFileSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createParser } from "eventsource-parser";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
+import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
 import { checkAnswer, matchOperation, schemaValidator } from "../../src/contract/index.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.ts";
+import { npmIn } from "../support/npm.ts";
 
 let project: string;
+/** What npm warned installing the packed package in the fresh project (findings only). */
+let installWarnings: string[] = [];
 /** What tsc printed compiling the consumer (empty when it compiled cleanly). */
 let compiled = "";
 const sims: RunningSimulator[] = [];
@@ -30,7 +34,7 @@ beforeAll(() => {
   const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", project], at("."))) as { filename: string }[];
   const tarball = join(project, packed[0]!.filename);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "hub-consumer", private: true, type: "module", dependencies: { "@generation-hub/api": `file:${tarball}` } }, null, 2));
-  run("npm", ["install", "--prefer-offline", "--no-package-lock"], project);
+  installWarnings = npmIn(project, ["install", "--prefer-offline", "--no-package-lock"]).warnings;
   writeFileSync(
     join(project, "tsconfig.json"),
     JSON.stringify({
@@ -65,6 +69,10 @@ afterAll(async () => {
 });
 
 describe("consumer project", () => {
+  it(`installs without a warning on this Node (${process.version}): no EBADENGINE of a dependency (engines: ^20.19.0 || ^22.12.0 || >=24)`, () => {
+    expect(installWarnings).toEqual([]);
+  });
+
   it("the tarball holds the entry points of the exports map", () => {
     const manifest = JSON.parse(readFileSync(join(project, "node_modules/@generation-hub/api/package.json"), "utf8")) as { exports: Record<string, unknown> };
     expect(Object.keys(manifest.exports)).toEqual([".", "./client", "./oauth", "./types", "./openapi.json", "./openapi.yaml", "./schemas/*", "./package.json"]);
@@ -100,6 +108,28 @@ describe("consumer project", () => {
 
   it("SUB-0 ERR-1: a strict TypeScript consumer compiles against the installed package", () => {
     expect(compiled).toBe("");
+  });
+
+  it("from CommonJS: require() gives the client on this Node; TypeScript takes the import with module nodenext and refuses it with node16 (TS1479), as the README says", () => {
+    const cjs = join(project, "cjs");
+    mkdirSync(cjs);
+    writeFileSync(join(cjs, "package.json"), JSON.stringify({ name: "hub-cjs-consumer", private: true, type: "commonjs" }));
+    writeFileSync(join(cjs, "index.ts"), 'import { createHubClient } from "@generation-hub/api";\nimport type { GenerationRecord } from "@generation-hub/api/types";\nexport const status = (g: GenerationRecord) => g.status;\nconsole.log(typeof createHubClient);\n');
+    const diagnostics = (module: "node16" | "nodenext") => {
+      const options = { module: ts.ModuleKind[module === "node16" ? "Node16" : "NodeNext"], moduleResolution: ts.ModuleResolutionKind[module === "node16" ? "Node16" : "NodeNext"], target: ts.ScriptTarget.ES2022, strict: true, types: [], outDir: join(cjs, "build") };
+      const program = ts.createProgram({ rootNames: [join(cjs, "index.ts")], options });
+      const found = ts.getPreEmitDiagnostics(program).map((d) => `TS${d.code}`);
+      if (found.length === 0) program.emit();
+      return found;
+    };
+    expect(diagnostics("node16")).toContain("TS1479");
+    expect(diagnostics("nodenext")).toEqual([]);
+    expect(readFileSync(join(cjs, "build/index.js"), "utf8")).toContain('require("@generation-hub/api")');
+    // Node's require of ES modules (20.19+, 22.12+): no flag, and no warning past 22.12.
+    const r = spawnSync(process.execPath, ["build/index.js"], { cwd: cjs, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe("function");
+    if (!process.version.startsWith("v22.12.")) expect(r.stderr).toBe("");
   });
 
   it("SUB-1 ST-5 PAGE-1 BATCH-1 EVT-11: the consumer submits, follows, pages and reads back against the simulator", async () => {

@@ -18,12 +18,16 @@ import { at } from "../../scripts/lib/paths.ts";
 import { markdownBlocks } from "../docs/code-samples.ts";
 import { serveSite } from "../docs/support.ts";
 import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { npmIn } from "../support/npm.ts";
+import { repositoryPointers } from "../support/user-facing.ts";
 
 const executablePath = chromiumFor("the dev tools' MSW handlers in a consumer's page", "test/devtools/consumer.test.ts");
 /** The versions this repository tests with, installed in the consumer project from the registry. */
 const rootManifest = JSON.parse(readFileSync(at("package.json"), "utf8")) as { devDependencies: Record<string, string> };
 
 let project: string;
+/** What npm warned installing the packed packages in the fresh project (findings only). */
+let installWarnings: string[] = [];
 const children: ChildProcess[] = [];
 const env = { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" };
 const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env });
@@ -72,7 +76,7 @@ beforeAll(() => {
       },
     }, null, 2),
   );
-  run("npm", ["install", "--prefer-offline", "--no-package-lock"], project);
+  installWarnings = npmIn(project, ["install", "--prefer-offline", "--no-package-lock"], env).warnings;
 }, 600_000);
 
 afterAll(() => {
@@ -81,6 +85,10 @@ afterAll(() => {
 });
 
 describe("the dev tools installed in another project", () => {
+  it(`installs without a warning on this Node (${process.version}): no EBADENGINE of a dependency (engines: ^20.19.0 || ^22.12.0 || >=24)`, () => {
+    expect(installWarnings).toEqual([]);
+  });
+
   it("the client package stays lean: its dependencies are the client's four, none of the tools'", () => {
     expect(Object.keys(manifest(installed("@generation-hub/api")).dependencies ?? {}).sort()).toEqual(["eventsource-parser", "oauth4webapi", "openapi-fetch", "structured-headers"]);
   });
@@ -105,7 +113,10 @@ describe("the dev tools installed in another project", () => {
       }
     }
     const m = manifest(root);
-    expect([...imported].sort()).toEqual(Object.keys({ ...m.dependencies, ...m.peerDependencies }).sort());
+    // One dependency no code imports: light-my-request, pinned to the last release on cookie 1
+    // (Fastify's own range takes it, and npm dedupes onto it), whose later cookie 2 warns
+    // EBADENGINE on Node 20 (docs/contributing.md, "Node versions").
+    expect([...imported, "light-my-request"].sort()).toEqual(Object.keys({ ...m.dependencies, ...m.peerDependencies }).sort());
     expect(m.bin).toEqual({ "generation-hub": "./bin/generation-hub.js" });
   });
 
@@ -123,6 +134,20 @@ describe("the dev tools installed in another project", () => {
     expect(mock.output()).not.toContain("Docs built");
     expect(docs.headers.get("x-content-type-options")).toBe("nosniff");
     expect(docs.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    // The banner links the simulator guide where this mock serves it, and says nothing of the repository.
+    expect(mock.output()).toContain(`Details: ${mock.url}/docs/guides/simulator.html.`);
+    expect((await fetch(`${mock.url}/docs/guides/simulator.html`)).status).toBe(200);
+    expect(repositoryPointers(mock.output())).toEqual([]);
+  });
+
+  it("what the commands print speaks from the user's project: the usage of each command and its one-line refusals point at no path, document, script or root of the repository", () => {
+    const bin = join(project, "node_modules/.bin/generation-hub");
+    const printed = [[], ["--help"], ["mock", "--help"], ["conformance", "--help"], ["mok"], ["mock", "--prot", "1"], ["mock", "--faults", "kind=nope"], ["mock", "--scenario", "nope"]].map((args) => {
+      const r = spawnSync(bin, args, { cwd: project, encoding: "utf8", env });
+      return `generation-hub ${args.join(" ")}:\n${r.stdout}${r.stderr}`;
+    });
+    expect(printed.every((text) => text.split("\n").length > 2)).toBe(true);
+    expect(printed.flatMap((text) => repositoryPointers(text))).toEqual([]);
   });
 
   it("`generation-hub mock` is not a page's to take over: a rebound Host is refused naming the flag, /_sim/ takes JSON, --help lists the flags", async () => {
@@ -151,10 +176,21 @@ describe("the dev tools installed in another project", () => {
     expect(help).toContain("--expose-control");
   });
 
-  it("`generation-hub mock --help` names the command as the user types it; a bad flag is one usage error", () => {
-    expect(run(join(project, "node_modules/.bin/generation-hub"), ["mock", "--help"], project)).toContain("Usage: generation-hub mock [options]");
-    expect(() => run(join(project, "node_modules/.bin/generation-hub"), ["mock", "--port", "abc"], project)).toThrow(/--port \(SIM_PORT\)/);
-    expect(() => run(join(project, "node_modules/.bin/generation-hub"), ["frobnicate"], project)).toThrow(/Unknown command "frobnicate"/);
+  it("`generation-hub` says in one line what is wrong, with the closest command or option; without a command it prints the usage and fails; --help names each command as the user types it", () => {
+    const bin = join(project, "node_modules/.bin/generation-hub");
+    const exec = (...args: string[]) => spawnSync(bin, args, { cwd: project, encoding: "utf8", env });
+    const bare = exec();
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toContain("Usage: generation-hub <command> [options]");
+    const help = exec("--help");
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain("mock");
+    expect(exec("mock", "--help").stdout).toContain("Usage: generation-hub mock [options]");
+    const oneLine = (r: ReturnType<typeof exec>) => [r.status, r.stderr.trim().split("\n").length, r.stderr.trim()];
+    expect(oneLine(exec("mok"))).toEqual([2, 1, 'generation-hub: unknown command "mok"; did you mean mock? (the commands: mock, conformance; generation-hub --help)']);
+    expect(oneLine(exec("frobnicate"))).toEqual([2, 1, 'generation-hub: unknown command "frobnicate" (the commands: mock, conformance; generation-hub --help)']);
+    expect(oneLine(exec("mock", "--prot", "4020"))).toEqual([2, 1, "unknown option --prot; did you mean --port? (generation-hub mock --help lists every option)"]);
+    expect(oneLine(exec("mock", "--port", "abc"))).toEqual([2, 1, '--port (SIM_PORT) must be a non-negative number, got "abc"']);
   });
 
   it("`generation-hub conformance` passes against the `generation-hub mock` of the same package", async () => {
@@ -220,6 +256,61 @@ test("a refusal is the envelope, the same as the server's", async () => {
     expect(r.stdout).toMatch(/Tests\s+3 passed/);
   });
 
+  it("the documented beforeEach(() => control.reset()) isolates the tests of a vitest + MSW suite: what one test loads or changes (a scenario, the plan, the clock's speed, a fault) is gone in the next", () => {
+    mkdirSync(join(project, "test"), { recursive: true });
+    writeFileSync(join(project, "test/isolation.test.ts"), `import { setupServer } from "msw/node";
+import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";
+import { createHubClient, HubApiError } from "@generation-hub/api";
+import { createHubHandlers } from "@generation-hub/devtools/msw";
+
+const { handlers, control } = createHubHandlers({ baseUrl: "https://hub.example" });
+const server = setupServer(...handlers);
+beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
+afterAll(() => server.close());
+beforeEach(() => control.reset());
+
+const hub = createHubClient({ baseUrl: "https://hub.example", apiKey: "ghk_demo_full" });
+const image = { type: "image", model: "image-model-a", prompt: "a fox" } as const;
+const outcome = (call: Promise<unknown>) => call.then(() => "accepted", (e: unknown) => (e instanceof HubApiError ? e.code : String(e)));
+
+test("out of credits: a submit is refused", async () => {
+  await control.loadScenario("out-of-credits");
+  expect(await outcome(hub.submit(image))).toBe("insufficient_credits");
+});
+
+test("the next test starts from the demo again: a submit is accepted", async () => {
+  expect(await outcome(hub.submit(image))).toBe("accepted");
+  expect((await control.state()).scenario).toBe("demo");
+});
+
+test("one test moves to a free plan, runs the clock and puts a fault in force", async () => {
+  await control.setPlan("acc_demo", "free");
+  await control.setClockSpeed(50);
+  await control.addFault({ kind: "service_unavailable", route: "readAccount" });
+  expect(await outcome(hub.submit(image))).toBe("payment_required");
+});
+
+test("the next finds the paid plan, the frozen clock and no fault", async () => {
+  const { data } = await hub.submit(image);
+  await new Promise((resolve) => setTimeout(resolve, 200)); // 10 simulated seconds at the speed of the test before
+  expect((await hub.GET("/v1/generations/{id}", { params: { path: { id: data.id } } })).data.status).toBe("QUEUED");
+  expect((await hub.GET("/v1/me")).response.status).toBe(200);
+});
+
+test("a test loads a busy account", async () => {
+  await control.loadScenario("busy-account");
+  expect((await hub.GET("/v1/generations", { params: { query: { limit: 100 } } })).data.data.length).toBe(100);
+});
+
+test("and the next sees the demo's few generations", async () => {
+  expect((await hub.GET("/v1/generations", { params: { query: { limit: 100 } } })).data.data.length).toBeLessThan(100);
+});
+`);
+    const r = spawnSync(join(project, "node_modules/.bin/vitest"), ["run", "test/isolation.test.ts"], { cwd: project, encoding: "utf8", env: { ...env, CI: "true", NO_COLOR: "1" } });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Tests\s+6 passed/);
+  });
+
   it.runIf(executablePath)("EVT-6: the MSW handlers in a page of the project, through MSW's service worker in Chromium: the event stream stays open and delivers every status", async () => {
     const site = join(project, "public");
     execFileSync(join(project, "node_modules/.bin/msw"), ["init", site, "--no-save"], { cwd: project, stdio: "ignore", env });
@@ -259,6 +350,14 @@ async function run() {
       await browser.close();
       await served.close();
     }
+  });
+
+  it("the scenario format ships where a scenario file's $schema names it, and as an export", () => {
+    const onDisk = JSON.parse(readFileSync(installed("@generation-hub/devtools/scenario.schema.json"), "utf8")) as { $schema: string; $defs: Record<string, unknown> };
+    expect(onDisk.$schema).toBe("https://json-schema.org/draft/2020-12/schema");
+    expect(Object.keys(onDisk.$defs)).toContain("Fault");
+    writeFileSync(join(project, "schema.mjs"), `import schema from "@generation-hub/devtools/scenario.schema.json" with { type: "json" };\nconsole.log(Object.keys(schema.$defs).includes("Fault"));\n`);
+    expect(run(process.execPath, ["schema.mjs"], project).trim()).toBe("true");
   });
 
   it("startSimulator() from the package's library entry point serves the same simulator", async () => {

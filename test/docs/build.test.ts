@@ -3,7 +3,7 @@
 // is also run on a site broken on purpose, so it is known to catch what it claims to.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,6 +16,7 @@ import { gapAnnotations } from "../../src/docs/gaps.ts";
 import { PROJECT_DOCS, REQUIRED_GUIDES, renderGuide, summaryOf } from "../../src/docs/guides.ts";
 import { REFERENCE_PAGE, knownRoutes, referenceOperations } from "../../src/docs/routes.ts";
 import { at } from "../../scripts/lib/paths.ts";
+import { htmlProse, markdownWords, repositoryPointers, seedMentions } from "../support/user-facing.ts";
 
 const work = mkdtempSync(join(tmpdir(), "docs-build-test-"));
 const site = join(work, "site");
@@ -157,6 +158,34 @@ describe("docs build", () => {
     expect(history(JSON.stringify(reference)), REFERENCE_PAGE).toBeUndefined();
   });
 
+  it("no page speaks from the repository: no path, document, script or root of it, and no \"seed\" (the API's requirements, to a reader) outside code and the requirements' own quoted words", () => {
+    const quotes = [...gapAnnotations(), ...gapAnnotations(undefined, "x-no-bound")].map((a) => a.quote);
+    expect(quotes.length).toBeGreaterThan(0);
+    const pages = readdirSync(site, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".html"));
+    expect(pages.length).toBeGreaterThan(REQUIRED_GUIDES.length);
+    const found: string[] = [];
+    for (const page of pages) {
+      const prose = htmlProse(read(page));
+      for (const f of [...repositoryPointers(prose), ...seedMentions(prose, quotes)]) found.push(`${page}: ${f}`);
+    }
+    // The reference renders the contract's descriptions from its embedded copy, in the browser.
+    const described: [string, string][] = [];
+    const walk = (node: unknown, path: string): void => {
+      if (!node || typeof node !== "object") return;
+      for (const [key, value] of Object.entries(node)) {
+        if (typeof value === "string" && ["description", "summary", "title", "x-displayName"].includes(key)) described.push([`${path}/${key}`, value]);
+        else walk(value, `${path}/${key}`);
+      }
+    };
+    walk(reference, "");
+    expect(described.length).toBeGreaterThan(100);
+    for (const [where, text] of described) {
+      const prose = markdownWords(text.replace(/<[^>]+>/g, " "));
+      for (const f of [...repositoryPointers(prose), ...seedMentions(prose, quotes)]) found.push(`${REFERENCE_PAGE} ${where}: ${f}`);
+    }
+    expect(found).toEqual([]);
+  });
+
   it("every gap the contract records is on the not-shown page and written into the reference", () => {
     const text = (html: string) =>
       normalize(html.replace(/<[^>]+>/g, "").replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&"));
@@ -166,7 +195,7 @@ describe("docs build", () => {
     expect(annotations.length).toBeGreaterThan(0);
     for (const { path, quote } of annotations) {
       expect(page, path.join("/")).toContain(normalize(quote).replace(/`/g, ""));
-      expect(copy, path.join("/")).toContain(JSON.stringify(`**Not shown in the seed:** ${normalize(quote)}`).slice(1, -1));
+      expect(copy, path.join("/")).toContain(JSON.stringify(`**Not shown in the requirements:** ${normalize(quote)}`).slice(1, -1));
     }
   });
 

@@ -77,7 +77,7 @@ export function isSample(key: string, sample: CodeSample): boolean {
 export const NOT_RUN: { sample: string; why: string }[] = [
   {
     sample: "docs/simulator.md#defineConfig",
-    why: "a Vite configuration (vite.config.ts): Vite reads it when the reader's dev server starts, and this project does not install Vite",
+    why: "a Vite configuration (vite.config.ts), not a program: test/simulator/vite-proxy.test.ts type-checks it against Vite's types and has Vite's dev server load it in front of the simulator",
   },
   {
     sample: "docs/simulator.md#setupServer(...handlers)",

@@ -56,9 +56,9 @@ describe("code samples", () => {
     const blocks = markdownSamples().filter((b) => !notRunReason(b));
     expect(blocks.length).toBeGreaterThan(2);
     for (const block of blocks) {
-      // .mts: each block is an ES module (top-level await). A block that imports the
-      // project's sources (`./src/...`) is written for the repository's root.
-      writeFileSync(join(dir, block.file.replace(/\.ts$/, ".mts")), block.source.replaceAll('from "./src/', `from "${at("src")}/`));
+      // .mts: each block is an ES module (top-level await). Blocks import the packages by
+      // their published names, which the samples' tsconfig maps to the sources.
+      writeFileSync(join(dir, block.file.replace(/\.ts$/, ".mts")), block.source);
     }
     writeFileSync(
       join(dir, "tsconfig.json"),

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { FaultError, Hub } from "../../src/simulator/index.ts";
+import { FaultError, Hub, type FaultSpec, type ScenarioFile } from "../../src/simulator/index.ts";
 import { startCli, runCli } from "./support/cli.ts";
 import { drawPattern, readBody, VIDEO } from "./support/faults.ts";
 import { FULL, startSim, type Sim } from "./support/harness.ts";
@@ -30,6 +30,18 @@ const addFault = async (fault: Record<string, unknown>) => {
 const generations = async () => (await sim.get("/v1/generations")).json.data as { id: string }[];
 /** A raw request: its promise rejects when the connection closes without an answer. */
 const raw = (path: string, init: RequestInit = {}) => fetch(sim.url + path, { ...init, headers: { ...auth, ...(init.headers as Record<string, string>) } });
+
+/** The demo account and its main key, with one fault in force from the start. */
+function flakyScenario(name: string, fault: FaultSpec): ScenarioFile {
+  return {
+    scenario_version: 1,
+    name,
+    description: `The demo account with the fault ${fault.id}.`,
+    accounts: [{ id: "acc_demo" }],
+    keys: [{ secret: FULL, id: "key_full", account_id: "acc_demo" }],
+    faults: [fault],
+  };
+}
 
 describe("error answers in the envelope", () => {
   it("service_unavailable and internal_error take the handler's place, with X-Request-Id, Cache-Control and the RateLimit pair of a request that reached the limiter; then the route answers again", async () => {
@@ -201,15 +213,20 @@ describe("counts, rates and seeds", () => {
     }
   });
 
-  it("a reset puts back the options' and the scenario's faults with their counts anew, and takes the control interface's out", async () => {
-    const withFaults = await startSim({ faults: [{ id: "slow_me", kind: "service_unavailable", route: "readAccount", count: 1 }] });
+  it("a reset puts back the options' and the starting scenario's faults with their counts anew, and takes the control interface's out", async () => {
+    const starting = flakyScenario("flaky-models", { id: "flaky_models", kind: "service_unavailable", route: "listModels", count: 1 });
+    const withFaults = await startSim({ scenario: starting, faults: [{ id: "slow_me", kind: "service_unavailable", route: "readAccount", count: 1 }] });
     try {
       await withFaults.control("POST", "faults", { kind: "internal_error", route: "listModels" });
       expect((await withFaults.get("/v1/me")).status).toBe(503);
       expect((await withFaults.get("/v1/me")).status).toBe(200);
+      expect((await withFaults.get("/v1/models")).status).toBe(503);
       await withFaults.control("POST", "reset");
       const listed = (await withFaults.control("GET", "faults")).json.data;
-      expect(listed).toEqual([expect.objectContaining({ id: "slow_me", origin: "options", remaining: 1, fired: 0 })]);
+      expect(listed).toEqual([
+        expect.objectContaining({ id: "slow_me", origin: "options", remaining: 1, fired: 0 }),
+        expect.objectContaining({ id: "flaky_models", origin: "scenario", remaining: 1, fired: 0 }),
+      ]);
       expect((await withFaults.get("/v1/me")).status).toBe(503);
     } finally {
       await withFaults.close();
@@ -217,22 +234,18 @@ describe("counts, rates and seeds", () => {
   });
 
   it("a scenario's faults are in force once it is loaded; the export carries them with what remains of their counts (not the options')", async () => {
-    const scenario = {
-      scenario_version: 1,
-      name: "flaky",
-      description: "The account read fails twice.",
-      accounts: [{ id: "acc_demo" }],
-      keys: [{ secret: FULL, id: "key_full", account_id: "acc_demo" }],
-      faults: [{ id: "flaky_me", kind: "service_unavailable", route: "readAccount", count: 2 }],
-    };
+    const scenario = flakyScenario("flaky", { id: "flaky_me", kind: "service_unavailable", route: "readAccount", count: 2 });
     expect((await sim.control("POST", "scenario", scenario)).status).toBe(200);
     try {
       expect((await sim.get("/v1/me")).status).toBe(503);
       const exported = (await sim.control("GET", "scenario")).json;
       expect(exported.faults).toEqual([{ id: "flaky_me", kind: "service_unavailable", route: "readAccount", count: 1, rate: 1, seed: 0 }]);
       expect((await sim.control("GET", "faults/flaky_me")).json).toMatchObject({ origin: "scenario", remaining: 1, fired: 1 });
-      await sim.control("POST", "reset");
+      // Loading it again starts its faults anew; a reset goes back to the starting scenario, without them.
+      expect((await sim.control("POST", "scenario", scenario)).status).toBe(200);
       expect((await sim.control("GET", "faults/flaky_me")).json).toMatchObject({ remaining: 2, fired: 0 });
+      await sim.control("POST", "reset");
+      expect((await sim.control("GET", "faults/flaky_me")).status).toBe(404);
     } finally {
       await sim.control("POST", "scenario", { name: "demo" });
     }

@@ -294,26 +294,28 @@ describe("control", () => {
     expect((await control.endSession(session.session_id)).ended).toBe(true);
     expect(await control.request("GET", "/_sim/clock")).toMatchObject({ speed: 2 });
 
-    // reset: back to the fixtures (the clock keeps its speed).
+    // reset: back to the start, the clock's starting speed too (frozen, the handlers' default).
     await control.reset();
     expect((await control.account("acc_demo")).balance_cc).toBe(500_000);
-    expect((await control.setClockSpeed(0)).speed).toBe(0);
+    expect((await control.clock()).speed).toBe(0);
   });
 
-  it("scenarios through the methods: the shipped list, loading one by name or as a file (a reset goes back to it), exporting the state, a file that is not valid refused", async () => {
+  it("scenarios through the methods: the shipped list, loading one by name or as a file (in force until a reset, which goes back to the starting one), exporting the state, a file that is not valid refused", async () => {
     try {
       const shipped = await control.scenarios();
       expect(shipped.data.map((s) => s.name)).toEqual(shippedNames);
-      expect(shipped.loaded).toBe("demo");
-      expect((await control.state()).scenario).toBe("demo");
+      expect(shipped).toMatchObject({ loaded: "demo", starting: "demo" });
+      expect((await control.state())).toMatchObject({ scenario: "demo", starting_scenario: "demo" });
 
       const loaded = await control.loadScenario("free-account");
       expect(loaded.name).toBe("free-account");
       expect(loaded.keys.map((k) => k.secret)).toContain(KEY);
       expect((await control.state()).scenario).toBe("free-account");
       expect(((await client.submit(IMAGE).catch((e: unknown) => e)) as HubApiError).code).toBe("payment_required");
+      expect((await control.scenarios())).toMatchObject({ loaded: "free-account", starting: "demo" });
       await control.reset();
-      expect((await control.state()).scenario).toBe("free-account");
+      expect((await control.state()).scenario).toBe("demo");
+      expect((await client.submit(IMAGE)).status).toBe(202);
 
       // The demo with a balance changed, exported under a new name and loaded back as a file.
       await control.loadScenario("demo");

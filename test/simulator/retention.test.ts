@@ -1,5 +1,5 @@
 // Retention: a simulator left running for days keeps the newest records of each account
-// within documented limits (docs/simulator.md, "Decisions where the seed is silent"), and
+// within documented limits (docs/simulator.md, "Decisions where the requirements are silent"), and
 // what a client sees stays consistent: a dropped generation answers like any missing one,
 // pages stay exact, the ledger keeps adding up to the balance, replays within the
 // lifetime still replay, and a cursor before the kept history gets `reset`.

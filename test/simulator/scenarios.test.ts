@@ -1,7 +1,7 @@
 // Scenarios: named, versioned JSON files of the simulator's starting state. Each shipped
 // one loads by name and behaves as its description says (through the HTTP API); an
 // invalid file is refused naming the field at fault, by every way in (option, control
-// route, CLI); an export loads back to the same state; reset goes back to the scenario.
+// route, CLI); an export loads back to the same state; reset goes back to the starting scenario.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -150,8 +150,8 @@ describe("shipped scenarios", () => {
     }
     await sim.advance(60);
     expect((await sim.get("/v1/me")).status).toBe(200);
-    // Reset spends it again: the scenario is what reset goes back to.
-    await sim.control("POST", "reset");
+    // Loading it again spends it again (a reset goes back to the starting scenario, the demo).
+    await load("rate-limited");
     expect((await sim.get("/v1/me")).status).toBe(429);
   });
 
@@ -190,7 +190,7 @@ describe("loading", () => {
     for (const hub of [byName, byFile]) hub.shutdown();
   });
 
-  it("POST /_sim/scenario loads a whole scenario sent as the body; reset goes back to it, not to the demo", async () => {
+  it("POST /_sim/scenario loads a whole scenario sent as the body, in force until a reset, which goes back to the starting scenario (the demo)", async () => {
     const s = base();
     s.keys[0].secret = FULL;
     s.generations = [{ account_id: "acc_a", model: "image-model-a", prompt: "Planned by hand", status: "RUNNING", created_seconds_ago: 5, planned: [{ status: "FAILED", after_seconds: 4, reason: "no_content" }] }];
@@ -203,11 +203,36 @@ describe("loading", () => {
     expect((await sim.get(`/v1/generations/${gen.id}`)).json).toMatchObject({ status: "FAILED", error: { reason: "no_content" } });
     await sim.submit(image);
     expect((await sim.get("/v1/generations")).json.data).toHaveLength(2);
-    await sim.control("POST", "reset");
-    expect((await sim.control("GET", "state")).json.scenario).toBe("test-base");
-    const again = (await sim.get("/v1/generations")).json.data;
-    expect(again.map((g: any) => g.status)).toEqual(["RUNNING"]);
     expect((await sim.get("/v1/me", { key: "ghk_demo_other" })).json.error.code).toBe("invalid_api_key");
+    expect((await sim.control("GET", "state")).json).toMatchObject({ scenario: "test-base", starting_scenario: "demo" });
+    await sim.control("POST", "reset");
+    expect((await sim.control("GET", "state")).json).toMatchObject({ scenario: "demo", starting_scenario: "demo" });
+    expect((await sim.get("/v1/generations")).json.data.map((g: any) => g.prompt)).not.toContain("Planned by hand");
+    expect((await sim.get("/v1/me", { key: "ghk_demo_other" })).status).toBe(200);
+  });
+});
+
+describe("reset goes back to the start", () => {
+  it("startSimulator({ scenario }) (--scenario): a scenario loaded since lasts until POST /_sim/reset, which goes back to the starting scenario and the starting clock speed", async () => {
+    const started = await startSim({ scenario: "free-account" });
+    try {
+      expect((await started.submit(image)).json.error.code).toBe("payment_required");
+      expect((await started.control("POST", "scenario", { name: "out-of-credits" })).status).toBe(200);
+      expect((await started.control("POST", "clock", { speed: 5 })).status).toBe(200);
+      expect((await started.submit(image)).json.error.code).toBe("insufficient_credits");
+      const before = (await started.control("GET", "clock")).json.now_ms;
+      await started.control("POST", "reset");
+      expect((await started.control("GET", "state")).json).toMatchObject({ scenario: "free-account", starting_scenario: "free-account", clock: { speed: 0 } });
+      expect((await started.submit(image)).json.error.code).toBe("payment_required");
+      // The clock's time goes on from where it was.
+      expect((await started.control("GET", "clock")).json.now_ms).toBeGreaterThanOrEqual(before);
+      // The same through the hub startSimulator answers.
+      started.hub.loadScenario("out-of-credits");
+      started.hub.reset();
+      expect(started.hub.scenario.name).toBe("free-account");
+    } finally {
+      await started.close();
+    }
   });
 });
 

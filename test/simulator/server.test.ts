@@ -36,11 +36,32 @@ describe("npm start", () => {
     }
   });
 
-  it("refuses a bad option with the usage text", async () => {
+  it("refuses a bad value in one line naming the flag and its variable", async () => {
     const { code, out } = await runCli(["--port", "abc"]);
     expect(code).toBe(2);
-    expect(out).toContain("--port");
-    expect(out).toContain("SIM_PORT");
+    expect(out.trim()).toBe('--port (SIM_PORT) must be a non-negative number, got "abc"');
+  });
+
+  it("an unknown option is one line with the closest known one; a stray word and a missing value are one line each", async () => {
+    const typo = await runCli(["--prot", "4020"]);
+    expect(typo.code).toBe(2);
+    expect(typo.out.trim()).toBe("unknown option --prot; did you mean --port? (npm start -- --help lists every option)");
+    const stray = await runCli(["busy-account"]);
+    expect(stray.code).toBe(2);
+    expect(stray.out.trim()).toBe('unexpected argument "busy-account": every option is a flag, --name value (npm start -- --help lists every option)');
+    const missing = await runCli(["--scenario"]);
+    expect(missing.code).toBe(2);
+    expect(missing.out.trim()).toBe("--scenario needs a value (npm start -- --help lists every option)");
+  });
+
+  it("the banner names the origins --cors opens to, and links the simulator guide where the simulator serves it", async () => {
+    const cli = await startCli(["--port", "0", "--cors", "http://localhost:5173,http://127.0.0.1:5173"]);
+    try {
+      expect(cli.out()).toContain("CORS: open to http://localhost:5173, http://127.0.0.1:5173 (/v1, storage, OAuth)");
+      expect(cli.out()).toContain(`Details: ${cli.url}/docs/guides/simulator.html.`);
+    } finally {
+      expect(await cli.stop()).toBe(0);
+    }
   });
 });
 

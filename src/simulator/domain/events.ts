@@ -167,6 +167,10 @@ export class EventHub {
     this.#streams.add(stream);
     entryOf(this.#byAccount, stream.accountId, newSet<OpenStream>).add(stream);
     this.#perKey.set(stream.keyId, this.streamsOfKey(stream.keyId) + 1);
+    // A heartbeat comment first, so the answer's head leaves with a byte of body: a proxy
+    // that holds a head until body bytes follow (Vite's dev server) would pass the stream's
+    // opening on only with its first event, or the first heartbeat 15 s later.
+    sink.write(":\n\n");
     if (resume.kind === "reset") {
       sink.write(`event: reset\nid: ${this.headCursor(stream.accountId)}\ndata: ${JSON.stringify({ reason: resume.reason, catch_up: "/v1/generations/status" })}\n\n`);
     } else if (resume.kind === "resume") {

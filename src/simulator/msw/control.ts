@@ -32,8 +32,10 @@ export type ControlGeneration = GenerationRecord & {
 };
 
 export interface ControlState {
-  /** The name of the scenario a reset goes back to (`demo` unless another was loaded). */
+  /** The name of the scenario in force: one loaded since the last reset, else the starting one. */
   scenario: string;
+  /** The name of the scenario a reset goes back to: the handlers' `scenario` option (`demo` by default). */
+  starting_scenario: string;
   clock: ClockView;
   api_enabled: boolean;
   accounts: Account[];
@@ -134,25 +136,30 @@ export class HubControl {
     return parsed as T;
   }
 
-  /** The loaded scenario's name, clock, API switch, accounts, keys (with secrets) and the number of open streams. */
+  /** The scenario in force and the starting one, the clock, API switch, accounts, keys (with secrets) and the number of open streams. */
   state(): Promise<ControlState> {
     return this.request("GET", "state");
   }
 
-  /** Back to the fixtures: open streams end, earlier event ids and cursors become unknown. */
+  /**
+   * Back to the start, as the handlers were created: their `scenario` (a scenario loaded
+   * since is gone), their faults, their clock speed; open streams end, earlier event ids
+   * and cursors become unknown. In `beforeEach`, every test starts alike.
+   */
   reset(): Promise<{ reset: true; clock: ClockView }> {
     return this.request("POST", "reset");
   }
 
-  /** The shipped scenarios and the name of the one loaded. */
-  scenarios(): Promise<{ data: ScenarioSummary[]; loaded: string }> {
+  /** The shipped scenarios, the name of the one in force (`loaded`) and of the one a reset goes back to (`starting`). */
+  scenarios(): Promise<{ data: ScenarioSummary[]; loaded: string; starting: string }> {
     return this.request("GET", "scenarios");
   }
 
   /**
-   * Loads a shipped scenario by name, or a scenario file, as a reset does (a reset then
-   * goes back to it). Rejects with ControlError (400, each field at fault named) when the
-   * file is not valid, and changes nothing then.
+   * Puts a shipped scenario (by name) or a scenario file in force until the next reset,
+   * which goes back to the starting one: the state is made anew from it, as a reset makes
+   * it (the clock goes on as it was). Rejects with ControlError (400, each field at fault
+   * named) when the file is not valid, and changes nothing then.
    */
   loadScenario(scenario: string | ScenarioFile): Promise<LoadedScenario> {
     return this.request("POST", "scenario", typeof scenario === "string" ? { name: scenario } : scenario);
@@ -263,7 +270,7 @@ export class HubControl {
     return this.request("DELETE", `sessions/${id(session)}`);
   }
 
-  /** Changes the subscription and what the payment provider knows (see "Subscription actions" in docs/simulator.md). */
+  /** Changes the subscription and what the payment provider knows (see "Subscription actions" in the simulator guide). */
   updateSubscription(accountId: string, changes: Record<string, unknown>): Promise<Record<string, unknown>> {
     return this.request("PATCH", `subscriptions/${id(accountId)}`, changes);
   }

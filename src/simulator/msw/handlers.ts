@@ -43,7 +43,7 @@ export interface HubHandlers {
 /**
  * Makes a hub and the Mock Service Worker handlers that answer every request to
  * `options.baseUrl` with it. The clock is frozen unless `clockSpeed` says otherwise; the
- * demo accounts and keys of `docs/simulator.md` are there (`ghk_demo_full` to start with);
+ * demo accounts and keys of the simulator guide are there (`ghk_demo_full` to start with);
  * result files are the simulator's own, carried in the code (`assets` replaces them).
  *
  * ```ts

@@ -23,11 +23,13 @@ export interface HubServices extends HubBase {
   readonly maxStreamsPerKey: number;
   /** The faults in force (domain/faults.ts): the pipeline asks it once per request. */
   readonly faults: FaultPlan;
-  /** The scenario loaded: what reset goes back to. */
+  /** The scenario in force: the one loaded since the last reset, else the starting one. */
   readonly scenario: Scenario;
-  /** Back to the scenario: open streams end, history and ids of the old state become unknown. */
+  /** The scenario of the options: what reset goes back to. */
+  readonly startingScenario: Scenario;
+  /** Back to the start (the starting scenario, faults and clock speed): open streams end, history and ids of the old state become unknown. */
   reset(): void;
-  /** Loads a scenario as a reset does (throws ScenarioError when it is not valid). */
+  /** Puts a scenario in force until the next reset (throws ScenarioError when it is not valid). */
   loadScenario(given: string | ScenarioFile): void;
   /** The current state as a scenario file. */
   exportScenario(header?: { name?: string; description?: string }): Scenario;

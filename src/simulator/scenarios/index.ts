@@ -11,7 +11,7 @@ import rateLimited from "./rate-limited.json" with { type: "json" };
 
 export { default as scenarioSchema } from "./scenario.schema.json" with { type: "json" };
 
-/** The scenario `npm start` (and `new Hub()`) starts from without one named. */
+/** The scenario the simulator (`generation-hub mock`, `new Hub()`) starts from without one named. */
 export const DEFAULT_SCENARIO = "demo";
 
 /** Parsed files by name (each file's `name` is its key): read them with readScenario. */

@@ -71,8 +71,8 @@ export const DEFAULT_SIGNATURE_SECONDS = 900;
 
 /**
  * How much the hub keeps, so a simulator left running for days stays the same size. The
- * seed gives only the event history's 7 days (`retentionDays`); these numbers are the
- * simulator's (docs/simulator.md, "Decisions where the seed is silent").
+ * API's requirements give only the event history's 7 days (`retentionDays`); these numbers
+ * are the simulator's (the simulator guide, "Decisions where the requirements are silent").
  */
 export interface Retention {
   /** Generations kept per account, the newest; an older one is dropped and answers 404 like a missing one. */

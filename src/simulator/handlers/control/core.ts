@@ -76,6 +76,7 @@ const state: ControlHandler = (ctx) => {
   const hub = ctx.hub;
   return json(ctx, 200, {
     scenario: hub.scenario.name,
+    starting_scenario: hub.startingScenario.name,
     clock: clockView(hub),
     api_enabled: hub.state.api_enabled,
     accounts: [...hub.state.accounts.values()],

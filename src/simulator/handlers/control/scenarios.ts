@@ -1,7 +1,7 @@
 // Control routes of scenarios:
-//   GET  /_sim/scenarios                          the shipped scenarios, and the one loaded
+//   GET  /_sim/scenarios                          the shipped scenarios, the one in force and the starting one
 //   GET  /_sim/scenario[?name=&description=]      the current state as a scenario file
-//   POST /_sim/scenario  { "name" } | a scenario  loads a shipped scenario or the one sent (as a reset)
+//   POST /_sim/scenario  { "name" } | a scenario  puts a shipped scenario or the one sent in force, until a reset
 // A scenario that is not valid answers 400 invalid_request naming each field at fault.
 import { refuse, type Refusal } from "../../domain/refusal.ts";
 import { isRefusal, json, type Ctx } from "../../pipeline/context.ts";
@@ -32,7 +32,7 @@ function loaded(ctx: Ctx, hub: HubServices) {
 }
 
 export const scenarioControl: ControlRoutes = {
-  "GET scenarios": (ctx) => json(ctx, 200, { data: shippedNames.map((name) => summary(shippedScenario(name)!)), loaded: ctx.hub.scenario.name }),
+  "GET scenarios": (ctx) => json(ctx, 200, { data: shippedNames.map((name) => summary(shippedScenario(name)!)), loaded: ctx.hub.scenario.name, starting: ctx.hub.startingScenario.name }),
   "GET scenario": (ctx) => {
     const header = { name: ctx.query.get("name") ?? undefined, description: ctx.query.get("description") ?? undefined };
     const capture = ctx.hub.captureScenario(header);
