@@ -57,7 +57,7 @@ export function num(value: string | undefined, flag: string): number | undefined
 /** `--min-coverage PERCENT`. */
 export function coverageFloor(value: string | undefined): number | undefined {
   const floor = num(value, "min-coverage");
-  if (floor !== undefined && floor > 100) throw new Usage(`--min-coverage is a percentage of the seed rules, 0 to 100; got ${floor}`);
+  if (floor !== undefined && floor > 100) throw new Usage(`--min-coverage is a percentage of the rules, 0 to 100; got ${floor}`);
   return floor;
 }
 
@@ -132,7 +132,7 @@ export const OPTIONS: readonly CliOption[] = [
   { flag: "prism", help: "also send every request through prism proxy and report its violations", apply: (r, v) => (r.prism = Boolean(v)) },
   { flag: "static-mock", help: "the target is a static mock: only checks a mock can meet", apply: (r, v) => (r.options.staticMock = Boolean(v)) },
   { flag: "prism-mock", help: "start prism mock on the document and run against it (implies --static-mock)", apply: (r, v) => (r.prismMock = Boolean(v)) },
-  { flag: "generate", arg: "[=N]", help: `also send N generated requests per operation (default ${DEFAULT_GENERATED}): valid inputs at every edge of the contract's schemas and inputs with one fault each, judged by the seed's rules, findings shrunk`, apply: (r, v) => (r.generate = text(v)) },
+  { flag: "generate", arg: "[=N]", help: `also send N generated requests per operation (default ${DEFAULT_GENERATED}): valid inputs at every edge of the contract's schemas and inputs with one fault each, judged by the API's rules, findings shrunk`, apply: (r, v) => (r.generate = text(v)) },
   { flag: "seed", arg: "INT", help: "the seed of the generated requests (the same seed sends the same requests; default a random one, printed)", apply: (r, v) => (r.seed = text(v)) },
   { flag: "operations", arg: "IDS", help: "generate for these operationIds only (comma-separated)", apply: (r, v) => (r.operations = text(v)) },
   {
@@ -144,7 +144,7 @@ export const OPTIONS: readonly CliOption[] = [
       r.options.only = only;
     },
   },
-  { flag: "min-coverage", arg: "PERCENT", help: "fail the run when fewer seed rules than that were exercised", apply: (r, v) => (r.options.minCoverage = coverageFloor(text(v))) },
+  { flag: "min-coverage", arg: "PERCENT", help: "fail the run when fewer rules than that were exercised", apply: (r, v) => (r.options.minCoverage = coverageFloor(text(v))) },
   { flag: "json", help: "print the report as JSON instead of the table", apply: (r, v) => (r.output.json = Boolean(v)) },
   { flag: "junit", arg: "FILE", help: "also write a JUnit XML report", apply: (r, v) => (r.output.junit = text(v)) },
   { flag: "har", arg: "FILE", help: "also write the exchanges failures cite as a HAR 1.2 file (secrets masked)", apply: (r, v) => (r.output.har = text(v)) },
@@ -220,8 +220,9 @@ export function usageOf(program: string): string {
   return [
     `Usage: ${program} [options]`,
     "",
-    "Runs the conformance suite against a server and prints one row per seed rule",
-    "(docs/seed-rules.yaml): pass, fail (with the request id and the reason) or n/a.",
+    "Runs the conformance suite against a server and prints one row per rule of the",
+    "API's requirements (its id and wording): pass, fail (with the request id and the",
+    "reason) or n/a.",
     "Without --base-url it starts the simulator and uses its demo keys. Secrets",
     "(keys, cookies, tokens) are written as their variables in every output.",
     "",

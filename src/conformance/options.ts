@@ -147,7 +147,7 @@ export function unknownNames(given: readonly string[], selects: (name: string) =
 export function unknownRules(only: readonly string[]): string | undefined {
   const ids = seedRules().map((r) => r.id);
   const prefixes = [...new Set(ids.map((id) => id.replace(/-[^-]*$/, "")))];
-  return unknownNames(only, (o) => ids.some((id) => onlyMatches(id, [o])), [...prefixes, ...ids], "--only names no rule id or prefix of docs/seed-rules.yaml");
+  return unknownNames(only, (o) => ids.some((id) => onlyMatches(id, [o])), [...prefixes, ...ids], "--only names no rule id or prefix");
 }
 
 /** The known names nearest to `name` (edit distance, case aside), at most three, none far off. */
@@ -194,7 +194,7 @@ export function resolve(o: ConformanceOptions): RunSettings {
   if (unknown) throw new RangeError(unknown);
   if (o.maxAnswerBytes !== undefined && !(Number.isSafeInteger(o.maxAnswerBytes) && o.maxAnswerBytes > 0)) throw new RangeError(`maxAnswerBytes is a number of bytes, a positive integer; got ${o.maxAnswerBytes}`);
   if (o.minCoverage !== undefined && !(o.minCoverage >= 0 && o.minCoverage <= 100)) {
-    throw new RangeError(`minCoverage is a percentage of the seed rules, 0 to 100; got ${o.minCoverage}`);
+    throw new RangeError(`minCoverage is a percentage of the rules, 0 to 100; got ${o.minCoverage}`);
   }
   return {
     options: o,

@@ -40,10 +40,10 @@ function judgedRows(report: Report): RuleRow[] {
   return only?.length ? report.rows.filter((row) => onlyMatches(row.id, only)) : report.rows;
 }
 
-/** `161 seed rules`, or `1 seed rule selected (--only PAGE-3)`. */
+/** `161 rules`, or `1 rule selected (--only PAGE-3)`. */
 function judgedCount(report: Report): string {
   const n = judgedRows(report).length;
-  return `${n} seed rule${n === 1 ? "" : "s"}${report.only?.length ? ` selected (--only ${report.only.join(",")})` : ""}`;
+  return `${n} rule${n === 1 ? "" : "s"}${report.only?.length ? ` selected (--only ${report.only.join(",")})` : ""}`;
 }
 
 export interface TableOptions {
@@ -194,7 +194,7 @@ export function renderJunit(report: Report): string {
   lines.push(`      <property name="statuses_seen" value="${report.coverage.statuses.observed}"/>`);
   lines.push("    </properties>");
   if (rules.floor !== undefined) {
-    lines.push(`    <testcase classname="conformance.coverage" name="${xml(`at least ${rules.floor}% of the seed rules exercised`)}" time="0">`);
+    lines.push(`    <testcase classname="conformance.coverage" name="${xml(`at least ${rules.floor}% of the rules exercised`)}" time="0">`);
     const shortfall = floorShortfall(rules);
     if (shortfall) lines.push(`      <failure message="${xml(shortfall)}" type="coverage">${xml(shortfall)}</failure>`);
     lines.push(`      <system-out>${xml(ruleCoverageText(rules))}</system-out>`);

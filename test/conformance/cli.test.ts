@@ -72,7 +72,7 @@ describe("npm run conformance", () => {
       // The table lists the rule chosen, and no other.
       expect([...run.stdout.matchAll(/^ {2}(?:PASS|FAIL|n\/a ) {2}(\S+)/gm)].map((m) => m[1])).toEqual(["PAGE-3"]);
       expect(run.stdout).not.toMatch(/not selected/);
-      expect(run.stdout).toMatch(/^FAILED: 0 pass, 1 fail, 0 n\/a of 1 seed rule selected \(--only PAGE-3\); /m);
+      expect(run.stdout).toMatch(/^FAILED: 0 pass, 1 fail, 0 n\/a of 1 rule selected \(--only PAGE-3\); /m);
       expect(run.stdout).toMatch(/limit=101 answered 200 .*request id conformance-/);
       expect(run.stdout).toMatch(/^FAILED: /m);
       expect(run.stdout).toMatch(/writes not allowed, spending not allowed, second account not given/);
@@ -117,7 +117,7 @@ describe("npm run conformance", () => {
     const run = await cli(["--only", "PAGE-3", "--quick", "--min-coverage", "90"]);
     expect(run.code, run.stderr).toBe(1);
     expect(run.stdout).toMatch(/^Coverage under its floor: coverage [\d.]+% \(\d+ of \d+ rules exercised\) is under --min-coverage 90%$/m);
-    expect(run.stdout).toMatch(/^FAILED: 1 pass, 0 fail, 0 n\/a of 1 seed rule selected \(--only PAGE-3\); 1 of \d+ rules exercised, \d+% \(floor 90%\)/m);
+    expect(run.stdout).toMatch(/^FAILED: 1 pass, 0 fail, 0 n\/a of 1 rule selected \(--only PAGE-3\); 1 of \d+ rules exercised, \d+% \(floor 90%\)/m);
   });
 
   it("CAT-4 CAT-5: --generate=N --seed --operations sends generated requests to its own simulator and says what it sent", async () => {
@@ -170,16 +170,16 @@ describe("npm run conformance", () => {
     const typo = await cli(["--only", "PAGE-3,NOPE-1,evt-9"]);
     expect(typo.code).toBe(2);
     expect(typo.stdout).toBe("");
-    expect(typo.stderr.split("\n")[0]).toBe("conformance: --only names no rule id or prefix of docs/seed-rules.yaml: NOPE-1 (closest: PAGE-1, UPL-1, SUP-1); evt-9 (closest: EVT-9)");
+    expect(typo.stderr.split("\n")[0]).toBe("conformance: --only names no rule id or prefix: NOPE-1 (closest: PAGE-1, UPL-1, SUP-1); evt-9 (closest: EVT-9)");
     expect(() => readRequest({ only: "PAGE,SUB-,EVT-9,OAUTH" }, {})).not.toThrow();
-    expect(() => readRequest({ only: "XYZZY" }, {})).toThrow(/^--only names no rule id or prefix of docs\/seed-rules\.yaml: XYZZY \(nothing close\)$/);
+    expect(() => readRequest({ only: "XYZZY" }, {})).toThrow(/^--only names no rule id or prefix: XYZZY \(nothing close\)$/);
     expect(() => generateOption("", undefined, "listModel")).toThrow(/^--operations names no operation of the contract: listModel \(closest: listModels\)$/);
-    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", only: ["PAGE-33"] })).rejects.toThrow(/--only names no rule id or prefix of docs\/seed-rules\.yaml: PAGE-33 \(closest: PAGE-3\)/);
+    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", only: ["PAGE-33"] })).rejects.toThrow(/--only names no rule id or prefix: PAGE-33 \(closest: PAGE-3\)/);
   });
 
   it("refuses bad generated-input and coverage flags with one clear line", () => {
     const cases = [
-      [() => coverageFloor("150"), /--min-coverage is a percentage of the seed rules, 0 to 100; got 150/],
+      [() => coverageFloor("150"), /--min-coverage is a percentage of the rules, 0 to 100; got 150/],
       [() => generateOption("abc", undefined, undefined), /--generate takes a number of requests per operation \(a positive integer\): --generate=abc/],
       [() => generateOption(undefined, "3", undefined), /--seed and --operations choose generated requests: give --generate too/],
       [() => generateOption("", "x", undefined), /--seed takes an integer, got "x"/],

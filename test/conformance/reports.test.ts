@@ -46,9 +46,9 @@ describe("coverage of the seed rules", () => {
       expect(exitCode(under)).toBe(1);
       const table = renderTable(under);
       expect(table).toContain(`Coverage under its floor: coverage ${((exercised / total) * 100).toFixed(1)}% (${exercised} of ${total} rules exercised) is under --min-coverage 90%`);
-      expect(table).toMatch(new RegExp(`^FAILED: ${under.summary.pass} pass, 0 fail, 0 n/a of 1 seed rule selected \\(--only PAGE-3\\); ${exercised} of ${total} rules exercised, ${Math.round((exercised / total) * 100)}% \\(floor 90%\\)`, "m"));
+      expect(table).toMatch(new RegExp(`^FAILED: ${under.summary.pass} pass, 0 fail, 0 n/a of 1 rule selected \\(--only PAGE-3\\); ${exercised} of ${total} rules exercised, ${Math.round((exercised / total) * 100)}% \\(floor 90%\\)`, "m"));
       const junit = renderJunit(under);
-      expect(junit).toMatch(/<testcase classname="conformance.coverage" name="at least 90% of the seed rules exercised" time="0">\s*<failure message="coverage [\d.]+% \(\d+ of \d+ rules exercised\) is under --min-coverage 90%"/);
+      expect(junit).toMatch(/<testcase classname="conformance.coverage" name="at least 90% of the rules exercised" time="0">\s*<failure message="coverage [\d.]+% \(\d+ of \d+ rules exercised\) is under --min-coverage 90%"/);
       expect(junit).toContain(`<property name="rules_exercised" value="${exercised}"/>`);
 
       const over = await runConformance({ ...base, minCoverage: 0.5 });
@@ -60,7 +60,7 @@ describe("coverage of the seed rules", () => {
   });
 
   it("refuses a floor outside 0..100", async () => {
-    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", minCoverage: 101 })).rejects.toThrow(/minCoverage is a percentage of the seed rules, 0 to 100; got 101/);
+    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", minCoverage: 101 })).rejects.toThrow(/minCoverage is a percentage of the rules, 0 to 100; got 101/);
   });
 });
 
