@@ -74,7 +74,9 @@ export function unreachableCause(error: unknown): string | undefined {
   }
   if (/CERT|SSL|TLS/.test(code) || code === "EPROTO") {
     const untrusted = /SELF_SIGNED|UNABLE_TO_(GET_ISSUER|VERIFY)/.test(code) ? ": give the authority that signed it in NODE_EXTRA_CA_CERTS=ca.pem" : "";
-    return `TLS failed: ${message} (${code})${untrusted}`;
+    // Node 22+ appends its own advice after a semicolon ("; if the root CA is installed
+    // locally, try ... --use-system-ca"): the cause is the first clause, our advice follows.
+    return `TLS failed: ${message.split(";")[0]} (${code})${untrusted}`;
   }
   return undefined;
 }

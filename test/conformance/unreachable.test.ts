@@ -30,6 +30,9 @@ describe("a server the suite cannot reach", () => {
     expect(unreachableCause(new TypeError("fetch failed", { cause: coded("ECONNREFUSED") }))).toBe("the connection was refused: nothing listens there (ECONNREFUSED)");
     expect(unreachableCause(new TypeError("fetch failed", { cause: new AggregateError([coded("ECONNREFUSED"), coded("ECONNREFUSED")]) }))).toMatch(/ECONNREFUSED/);
     expect(unreachableCause(coded("CERT_HAS_EXPIRED", "certificate has expired"))).toBe("TLS failed: certificate has expired (CERT_HAS_EXPIRED)");
+    // Node 22+ words it with its own advice after a semicolon; the cause is said without it.
+    const node22 = "self-signed certificate; if the root CA is installed locally, try running Node.js with --use-system-ca";
+    expect(unreachableCause(coded("DEPTH_ZERO_SELF_SIGNED_CERT", node22))).toBe("TLS failed: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT): give the authority that signed it in NODE_EXTRA_CA_CERTS=ca.pem");
     expect(unreachableCause(new TypeError("fetch failed", { cause: new Error("bad port") }))).toMatch(/^fetch does not connect to this port/);
     expect(unreachableCause(coded("ECONNRESET"))).toBeUndefined(); // a connection lost: sent again, not a stop
     expect(unreachableCause(new Error("timed out after 30000 ms"))).toBeUndefined();
