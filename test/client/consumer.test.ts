@@ -190,6 +190,8 @@ describe("consumer project", () => {
     const authorize = new URL(exchanges.find((e) => path(e) === "/oauth/authorize")!.url);
     expect(authorize.searchParams.get("client_id")).toBe("https://consumer.example/oauth/client.json");
     expect(authorize.searchParams.get("code_challenge_method")).toBe("S256");
+    expect(exchanges.filter((x) => path(x).startsWith("/v1/"))).not.toHaveLength(0);
+    expect(exchanges.filter((x) => !path(x).startsWith("/v1/"))).not.toHaveLength(0);
     for (const e of exchanges.filter((x) => path(x).startsWith("/v1/"))) expect(e.requestHeaders.authorization, `${e.method} ${path(e)}`).toMatch(/^Bearer gho_/);
     for (const e of exchanges.filter((x) => !path(x).startsWith("/v1/"))) expect(e.requestHeaders.authorization, `${e.method} ${path(e)}`).toBeUndefined();
 

@@ -93,6 +93,7 @@ describe("client against the simulator", () => {
     // One cut per connection: four connections, so at least three resumes (the last cut one may carry the last event).
     expect(stream.connections).toBeGreaterThanOrEqual(cutter.cut);
     expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
+    expect(submitted).toHaveLength(3);
     for (const id of submitted) expect(statuses.get(id)).toEqual(["QUEUED", "PENDING", "RUNNING", "DONE"]);
   });
 
@@ -101,7 +102,9 @@ describe("client against the simulator", () => {
     const client = hub();
     const { data } = await client.submit(video());
     const stream = client.events({ lastEventId: "not-a-cursor-of-this-stream", track: [data.id] });
+    const read: string[] = [];
     for await (const e of stream) {
+      read.push(e.event);
       expect(e.event).toBe("reset");
       if (e.event !== "reset") break;
       expect(e.data.reason).toBe("cursor_unknown");
@@ -109,6 +112,7 @@ describe("client against the simulator", () => {
       expect(stream.lastEventId).toBe(e.id);
       break;
     }
+    expect(read).toEqual(["reset"]);
   });
 
   it("EVT-7: a key revoked while the stream is open ends it with terminated; reopening is refused as an HTTP error", async () => {

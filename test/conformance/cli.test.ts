@@ -142,6 +142,7 @@ describe("npm run conformance", () => {
       // A secret says which variables hold what it gave a run: the masking reads them from here.
       expect(Boolean(o.secret), o.flag).toBe(o.secrets !== undefined);
     }
+    expect([...table.matchAll(/`--([a-z-]+)/g)]).not.toHaveLength(0);
     for (const [, flag] of table.matchAll(/`--([a-z-]+)/g)) expect(OPTIONS.some((o) => o.flag === flag), `--${flag} in the guide`).toBe(true);
   });
 

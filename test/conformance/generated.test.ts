@@ -74,6 +74,7 @@ describe("generated inputs against servers with faults only they meet", () => {
     const others = Object.keys(body).filter((k) => k !== "conformance_unknown_field");
     const { conformance_unknown_field: _unknown, ...rest } = body;
     expect(validateChosen("SubmitRequest", rest)).toEqual([]); // what is left is valid...
+    expect(others).not.toHaveLength(0);
     for (const k of others) expect(validateChosen("SubmitRequest", Object.fromEntries(Object.entries(rest).filter(([x]) => x !== k))).length, `${k} is needed`).toBeGreaterThan(0); // ...and nothing can go
     // Nested unknown fields crash too, each its own finding.
     expect(failuresOf(report, "PRICE-7").some((f) => /multi_prompt\.0\.conformance_unknown_field added/.test(f.message))).toBe(true);

@@ -56,6 +56,7 @@ describe("the bounds of every input", () => {
   it("SUB-V SUB-I SUB-U SUB-3D: every bounded field of each variant at its upper edges in one estimate body, at its lower edges in another, the model's length alone", () => {
     const plan = planFor("estimatePrice", KNOWN) as Plan;
     const { valid } = boundCases(plan, KNOWN);
+    expect(valid).not.toHaveLength(0);
     for (const k of valid) expect(plan.body!.details(k.body!), JSON.stringify(k.body).slice(0, 200)).toEqual([]);
     const video = valid.filter((k) => k.variant === "VideoSubmit");
     expect(video.some((k) => (k.body as any).duration === 30 && (k.body as any).seed === 2147483647 && (k.body as any).multi_prompt?.length === 6)).toBe(true);

@@ -24,6 +24,7 @@ describe("the suite's rule bookkeeping", () => {
 
   it("lists as not checked only observable rules of the registry that no check observes", () => {
     const known = new Map(seedRules().map((r) => [r.id, r]));
+    expect(Object.keys(UNCHECKED)).not.toHaveLength(0);
     for (const id of Object.keys(UNCHECKED)) {
       expect(known.has(id), id).toBe(true);
       expect(known.get(id)!.observable, id).toBe(true);

@@ -223,6 +223,7 @@ export function describeGenerator(g: Generator): void {
     it("generates from the published bundle with the guide's commands, and the bundle is used as is", async () => {
       expect(section.commands.length).toBeGreaterThan(0);
       for (const line of section.commands) await runCommand(line, project.dir);
+      expect(g.outputs).not.toHaveLength(0);
       for (const out of g.outputs) expect(existsSync(join(project.dir, out)), out).toBe(true);
       const input = join(project.dir, "node_modules/@generation-hub/api/generated/openapi.json");
       expect(readFileSync(input, "utf8")).toBe(readFileSync(outputs.bundleJson, "utf8"));

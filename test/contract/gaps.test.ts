@@ -28,6 +28,7 @@ const normalize = (s: string) => s.replace(/\s+/g, " ").trim();
 
 describe("GAP-1: gaps of the seed", () => {
   it("every x-not-shown quotes the seed word for word and names a gap", () => {
+    expect(all).not.toHaveLength(0);
     for (const a of all) {
       expect(normalize(seedText), `${a.where}: "${a.quote}"`).toContain(normalize(a.quote));
       expect(a.quote, a.where).toMatch(/not shown|none shown|not listed/);
@@ -41,6 +42,7 @@ describe("GAP-1: gaps of the seed", () => {
 
   it("the bundle carries the gaps of the schema files (nothing is lost in bundling)", () => {
     const bundled = new Set(inBundle.map((a) => a.quote));
+    expect(inFiles).not.toHaveLength(0);
     for (const a of inFiles) expect(bundled, a.where).toContain(a.quote);
   });
 });

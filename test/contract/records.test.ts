@@ -67,10 +67,12 @@ describe("named fields", () => {
   const named = (heading: string) => backticked(section(heading).split("Fields named:")[1]!.split(". ")[0]!);
 
   it("CAT-1: the model record has every named field", () => {
+    expect(named("Model record (`GET /v1/models`)")).not.toHaveLength(0);
     for (const f of named("Model record (`GET /v1/models`)")) expect(fieldSchema("ModelRecord", f), f).toBeDefined();
   });
   it("ACC-1: the account record has every named field", () => {
     // `remaining` and `mode` are named as fields of each `free_quotas[]` row; `mode: unlimited` is a value.
+    expect(named("Account record (`GET /v1/me`)").filter((f) => /^[a-z_.[\]]+$/.test(f))).not.toHaveLength(0);
     for (const f of named("Account record (`GET /v1/me`)").filter((f) => /^[a-z_.[\]]+$/.test(f))) {
       const path = f === "remaining" || f === "mode" ? `free_quotas[].${f}` : f;
       expect(fieldSchema("AccountRecord", path), path).toBeDefined();
@@ -87,12 +89,15 @@ describe("named fields", () => {
   it("LIB-1 LIB-2: assets and folders have the named fields", () => {
     const rows = tableAfter(section("Library asset and folder"), "| Record |");
     const asset = backticked(rows.find((r) => r[0] === "Asset")![1]!).filter((f) => !f.startsWith("GET"));
+    expect(asset).not.toHaveLength(0);
     for (const f of asset) expect(fieldSchema("AssetRecord", f), f).toBeDefined();
+    expect(backticked(rows.find((r) => r[0] === "Folder")![1]!)).not.toHaveLength(0);
     for (const f of backticked(rows.find((r) => r[0] === "Folder")![1]!)) expect(fieldSchema("FolderRecord", f), f).toBeDefined();
     expect(String(deref<JsonObject>(schema("AssetRecord"))["x-not-shown"])).toContain("size fields and of the title field");
   });
   it("BILL-2: the subscription record has the named fields; amounts are whole units", () => {
     const text = section("Billing subscription (`GET /v1/billing/subscription`)");
+    expect(backticked(text.split("Fields:")[1]!.split(".")[0]!)).not.toHaveLength(0);
     for (const f of backticked(text.split("Fields:")[1]!.split(".")[0]!)) expect(fieldSchema("BillingSubscription", f), f).toBeDefined();
     expect(fieldSchema("BillingSubscription", "amount")!.type).toBe("integer");
   });
@@ -131,6 +136,7 @@ describe("named fields are required", () => {
       [id, record, tableAfter(section(heading), "| Field |").map((r) => r[0]!)] as [string, string, string[]]),
   ];
   it.each(cases)("%s: %s requires the fields the seed names, except the conditional ones", (_id, record, fields) => {
+    expect(fields).not.toHaveLength(0);
     for (const f of fields) {
       const why = conditional[`${record}.${f}`];
       if (why) {
@@ -203,9 +209,11 @@ describe("SUBS-1 SUBS-2 SUBS-3 SUBS-4: subscription actions", () => {
   it.each(cases)("%s: %s takes and answers the seed's fields", (_id, path, operationId, request, reply) => {
     const row = rows.find((r) => r[0]!.includes(`\`${path}\``))!;
     const replyFields = backticked(row[2]!);
+    expect(replyFields).not.toHaveLength(0);
     for (const f of replyFields) expect(fieldSchema(reply, f), `${reply}.${f}`).toBeDefined();
     const op = operationById(operationId);
     if (request) {
+      expect(backticked(row[1]!)).not.toHaveLength(0);
       for (const f of backticked(row[1]!)) expect(fieldSchema(request, f), `${request}.${f}`).toBeDefined();
     } else {
       expect(row[1]).toBe("none shown");

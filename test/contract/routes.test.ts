@@ -15,6 +15,7 @@ describe("the service", () => {
     const server = (contract.servers as JsonObject[])[0]!;
     expect(server.url).toBe("{base_url}");
     expect(((server.variables as JsonObject).base_url as JsonObject).default).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(operations().length).toBeGreaterThan(0);
     for (const op of operations()) expect(op.path).toMatch(/^\/(v1|oauth|\.well-known)\//);
   });
 
@@ -27,6 +28,7 @@ describe("the service", () => {
       exchangeToken: ["application/x-www-form-urlencoded"],
       revokeToken: ["application/x-www-form-urlencoded"],
     };
+    let others = 0;
     for (const op of operations()) {
       const body = mediaTypes(op.op.requestBody as JsonObject);
       const ok = responsesOf(op).filter(([s]) => s.startsWith("2")).flatMap(([, r]) => mediaTypes(r));
@@ -34,11 +36,14 @@ describe("the service", () => {
         if (type === "application/json") continue;
         const allowed = op.operationId === "completeUpload" ? type !== "application/json" : (stated[op.operationId] ?? []).includes(type);
         expect(allowed, `${op.operationId}: ${type}`).toBe(true);
+        others++;
       }
     }
+    expect(others).toBeGreaterThan(0);
   });
 
   it("W-8 GEN-9 REP-7 LIB-7: every route that takes an id answers 404 not_found", () => {
+    expect(operations().filter((o) => o.parameters.some((p) => p.in === "path" && p.name === "id"))).not.toHaveLength(0);
     for (const op of operations().filter((o) => o.parameters.some((p) => p.in === "path" && p.name === "id"))) {
       expect(errorCodesOf(op).get("404"), op.operationId).toEqual(["not_found"]);
     }
@@ -47,6 +52,7 @@ describe("the service", () => {
 
   it("W-9 AUTH-9 SUB-4: only starting a generation needs a paid plan; spend limits answer 402", () => {
     expect(codes("submitGeneration", "402").sort()).toEqual(["grant_spend_limit_reached", "insufficient_credits", "key_spend_limit_reached", "payment_required"]);
+    expect(operations().filter((o) => o.operationId !== "submitGeneration")).not.toHaveLength(0);
     for (const op of operations().filter((o) => o.operationId !== "submitGeneration")) {
       expect(errorCodesOf(op).get("402"), op.operationId).toBeUndefined();
     }
@@ -60,11 +66,13 @@ describe("the service", () => {
       Object.values(n).forEach(walk);
     };
     walk((contract.components as JsonObject).schemas);
+    expect(names.size).toBeGreaterThan(0);
     for (const name of names) expect(name, name).not.toMatch(/card_number|cvv|cvc|pan$|iban|provider_(id|subscription|customer)|payment_token/);
   });
 
   it("ENV-6: the envelope defines no place for a stack trace or a framework message", () => {
     const error = ((deref<JsonObject>(schema("ErrorEnvelope")).properties as JsonObject).error as JsonObject).properties as JsonObject;
+    expect(Object.keys(error)).not.toHaveLength(0);
     for (const name of Object.keys(error)) expect(name).not.toMatch(/stack|trace|exception/);
   });
 
@@ -230,6 +238,7 @@ describe("library and uploads", () => {
 describe("authentication", () => {
   it("AUTH-4: keys and tokens go only in the Authorization header", () => {
     const schemes = (contract.components as JsonObject).securitySchemes as JsonObject;
+    expect(Object.keys(schemes).filter((name) => name !== "session_cookie")).not.toHaveLength(0);
     for (const [name, s] of Object.entries(schemes)) {
       const scheme = deref<JsonObject>(s);
       if (name === "session_cookie") continue;
@@ -240,6 +249,7 @@ describe("authentication", () => {
   });
 
   it("AUTH-6: a missing scope answers 403 insufficient_scope, with a scope challenge for OAuth", () => {
+    expect(operations().filter(isV1)).not.toHaveLength(0);
     for (const op of operations().filter(isV1)) {
       expect(errorCodesOf(op).get("403"), op.operationId).toContain("insufficient_scope");
       const forbidden = deref<JsonObject>((op.op.responses as JsonObject)["403"]);
@@ -331,18 +341,22 @@ describe("events and limits", () => {
     expect(bound("SupportMessageRequest", "images", "maxItems")).toBe(n("Support message images"));
     expect(bound("GenerationReportRequest", "text", "maxLength")).toBe(n("Report text"));
     expect(bound("UploadRequest", "content_length", "maximum")).toBe(n("Upload size") * 1024 * 1024);
+    expect(operations().filter(isV1)).not.toHaveLength(0);
     for (const op of operations().filter(isV1)) expect(errorCodesOf(op).get("413"), op.operationId).toEqual(["request_too_large"]);
   });
 });
 
 describe("bodies", () => {
   it("SUB-6 EP-1: every /v1 operation that takes a body can refuse it with 400 invalid_request", () => {
+    let bodies = 0;
     for (const op of operations().filter((o) => isV1(o) && o.op.requestBody)) {
       const body = op.op.requestBody as JsonObject;
       const shown = Object.values((body.content as JsonObject) ?? {}).some((m) => String(((m as JsonObject).schema as JsonObject)?.$ref ?? "").endsWith("/NotShownBody") === false);
       if (!shown) continue; // a body the seed does not show cannot be refused field by field
       expect(errorCodesOf(op).get("400"), op.operationId).toContain("invalid_request");
+      bodies++;
     }
+    expect(bodies).toBeGreaterThan(0);
   });
 
   it("OAUTH-17: a malformed revocation is refused in the OAuth form; an unknown token is not an error", () => {

@@ -13,6 +13,7 @@ describe("standalone schemas", () => {
   it("every file declares the 2020-12 dialect and is named after its title, uniquely", () => {
     const names = files.map(([file]) => basename(file, ".json"));
     expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    expect(files).not.toHaveLength(0);
     for (const [file, s] of files) {
       expect(s.$schema, file).toBe("https://json-schema.org/draft/2020-12/schema");
       expect(s.title, file).toBe(basename(file, ".json"));

@@ -209,6 +209,7 @@ describe.each(variants)("SUB-V SUB-I SUB-U SUB-3D: variant $label", (variant) =>
   it("requires exactly the fields the seed names as required", () => {
     const required = typeNotShown ? ["type"] : backticked(heading.match(/required: ([^)]*)\)/)![1]!);
     expect([...(deref<JsonObject>(schema(variant.schema)).required as string[])].sort()).toEqual(required.sort());
+    if (!typeNotShown) expect(required.filter((f) => f !== "type")).not.toHaveLength(0);
     for (const field of required.filter((f) => f !== "type")) {
       const body: Record<string, unknown> = { ...variant.base };
       delete body[field];

@@ -261,7 +261,9 @@ describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => 
     // The paragraph after the heading links each of the operations, into the reference.
     const links = page.locator(`${target} + p a`);
     expect(await links.count()).toBe(count);
-    for (const href of await links.evaluateAll((as) => as.map((a) => a.getAttribute("href")!))) expect(href).toMatch(new RegExp(`^\\.\\./${REFERENCE_PAGE.replace(".", "\\.")}#/`));
+    const hrefs = await links.evaluateAll((as) => as.map((a) => a.getAttribute("href")!));
+    expect(hrefs).not.toHaveLength(0);
+    for (const href of hrefs) expect(href).toMatch(new RegExp(`^\\.\\./${REFERENCE_PAGE.replace(".", "\\.")}#/`));
     await screenshot(page, "guide-errors-operations-of-a-code.png");
     const first = links.first();
     const route = (await first.getAttribute("href"))!.split("#")[1]!;
@@ -282,6 +284,7 @@ describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => 
 
   it("a reader goes from the home page through the guides to the operations they name", async () => {
     const page = await open("");
+    expect(REQUIRED_GUIDES.length).toBeGreaterThan(0);
     for (const slug of REQUIRED_GUIDES) {
       await expect.poll(() => page.locator(`main a[href="guides/${slug}.html"]`).count(), { message: slug }).toBeGreaterThan(0);
     }

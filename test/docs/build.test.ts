@@ -45,6 +45,7 @@ describe("docs build", () => {
   it("renders every guide the issue asks for, linked from the home page and the reference", () => {
     const home = read("index.html");
     const overview = String((reference.info as JsonObject).description);
+    expect(REQUIRED_GUIDES.length).toBeGreaterThan(0);
     for (const slug of REQUIRED_GUIDES) {
       const html = read(`guides/${slug}.html`);
       expect(html, slug).toMatch(/<h1 id="[^"]+">/);
@@ -76,6 +77,7 @@ describe("docs build", () => {
   });
 
   it("every operation's description ends with the error codes it can return, status and meaning from the code table", () => {
+    let tables = 0;
     for (const op of operations()) {
       const copy = ((reference.paths as JsonObject)[op.path] as JsonObject)[op.method] as JsonObject;
       const description = String(copy.description);
@@ -85,6 +87,7 @@ describe("docs build", () => {
       const table = new RegExp(`<details class="${ERROR_TABLE_CLASS}">\\n<summary><strong>Error codes</strong> \\((\\d+)\\)[^\\n]*</summary>\\n\\n[\\s\\S]*\\n\\n</details>$`);
       expect(description, op.operationId).toMatch(table);
       expect(Number(table.exec(description)![1]), op.operationId).toBe(errorRows(op.op).length);
+      tables++;
       for (const row of errorRows(op.op)) {
         const meaning = row.form === "envelope" ? errorCodes.get(row.code)!.meaning : undefined;
         const line = description.split("\n").find((l) => l.startsWith(`| ${row.status} |`) && l.includes(`\`${row.code}\``));
@@ -92,9 +95,11 @@ describe("docs build", () => {
         if (meaning) expect(normalize(line!), row.code).toContain(normalize(meaning).replace(/\|/g, "\\|"));
       }
     }
+    expect(tables).toBeGreaterThan(0);
   });
 
   it("every error example of every operation is in its table (one per code, named after the code)", () => {
+    let examples = 0;
     for (const op of operations()) {
       const listed = new Set(errorRows(op.op).map((r) => `${r.status}:${r.code}`));
       for (const [status, response] of Object.entries(op.op.responses as JsonObject)) {
@@ -105,14 +110,17 @@ describe("docs build", () => {
         for (const media of Object.values(((resolved as JsonObject).content as JsonObject) ?? {})) {
           for (const name of Object.keys(((media as JsonObject).examples as JsonObject) ?? {})) {
             expect(listed, `${op.operationId}`).toContain(`${status}:${name}`);
+            examples++;
           }
         }
       }
     }
+    expect(examples).toBeGreaterThan(0);
   });
 
   it("the errors guide lists every error code with its status", () => {
     const html = read("guides/errors.html");
+    expect(errorCodes.size).toBeGreaterThan(0);
     for (const row of errorCodes.values()) {
       expect(html, row.code).toMatch(new RegExp(`<td><code>${row.code}</code></td><td>${row.status}</td>`));
     }
@@ -146,6 +154,7 @@ describe("docs build", () => {
     const home = read("index.html");
     const cards = [...home.matchAll(/<li><a href="guides\/([\w-]+)\.html">[^<]+<\/a><p>([^<]*)<\/p><\/li>/g)];
     expect(cards.map((c) => c[1]).sort()).toEqual([...REQUIRED_GUIDES, ...PROJECT_DOCS.filter((d) => existsSync(at(d.path))).map((d) => d.slug)].sort());
+    expect(cards).not.toHaveLength(0);
     for (const [, slug, summary] of cards) expect(summary!.trim().length, slug).toBeGreaterThan(40);
     expect(summaryOf("# The hub simulator\n\n`npm start` runs a local simulator.\n\n## Run")).toBe("npm start runs a local simulator.");
     expect(summaryOf("# Title\n\n```sh\nnpm start\n```\n")).toBe("");
@@ -154,6 +163,7 @@ describe("docs build", () => {
   it("no page speaks of the project's history (Part 1, Part 2, issue 12) instead of what a user sees", () => {
     const pages = ["index.html", ...REQUIRED_GUIDES.map((g) => `guides/${g}.html`), ...PROJECT_DOCS.map((d) => `guides/${d.slug}.html`)];
     const history = (text: string) => /.{0,40}\b(parts? [12]|issues? \d+)\b.{0,40}/i.exec(text)?.[0];
+    expect(pages.filter((p) => existsSync(join(site, p)))).not.toHaveLength(0);
     for (const page of pages.filter((p) => existsSync(join(site, p)))) expect(history(read(page)), page).toBeUndefined();
     expect(history(JSON.stringify(reference)), REFERENCE_PAGE).toBeUndefined();
   });
@@ -207,6 +217,7 @@ describe("docs build", () => {
   });
 
   it("every operation and webhook carries its code sample (docs/samples/<operationId>.ts) word for word", () => {
+    expect(referenceOperations(reference).length).toBeGreaterThan(0);
     for (const op of referenceOperations(reference)) {
       const group = op.webhook ? "webhooks" : "paths";
       const copy = ((reference[group] as JsonObject)[op.path] as JsonObject)[op.method.toLowerCase()] as JsonObject;
@@ -224,6 +235,7 @@ describe("docs build", () => {
     const routes = knownRoutes(reference);
     const ops = referenceOperations(reference);
     expect(ops.length).toBe(operations().length + Object.keys((contract.webhooks as JsonObject) ?? {}).length);
+    expect(ops.length).toBeGreaterThan(0);
     for (const op of ops) expect(routes, op.operationId).toContain(op.route);
   });
 

@@ -39,6 +39,7 @@ describe("code samples", () => {
   });
 
   it("samples use the client as a reader imports it (the package's published names), never its source paths", () => {
+    expect(sampleFiles()).not.toHaveLength(0);
     for (const file of sampleFiles()) {
       const text = readFileSync(join(samplesDir, file), "utf8");
       const specifiers = [...text.matchAll(/from\s+"([^"]+)"/g)].map((m) => m[1]!);

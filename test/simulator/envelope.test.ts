@@ -82,20 +82,8 @@ describe("routes", () => {
     }
   });
 
-  it("EP-4: every operation of the contract answers in the envelope; those of part 2 not built yet answer 503 service_unavailable", async () => {
-    const missing = operations().filter((o) => !sim.hub.routes.handlers.has(o.operationId));
-    for (const o of missing) {
-      const path = o.path.replace(/\{[^}]+\}/g, "x1");
-      const r = await sim.call(o.method.toUpperCase(), path, { body: o.method === "get" ? undefined : {} });
-      if (o.schemes.length > 0 && !o.schemes.includes("api_key")) {
-        expect(r.json.error.code, o.operationId).toBe("insufficient_scope");
-      } else {
-        expect(r.status, o.operationId).toBe(503);
-        expect(r.json.error.code, o.operationId).toBe("service_unavailable");
-      }
-    }
-    // Part 1 serves generations, events, the catalog, the account and prices in full.
-    const part1 = /^\/v1\/(generations|events|models|knowledge|me|whoami|pricing)(\/|$)/;
-    expect(missing.filter((o) => part1.test(o.path)).map((o) => o.operationId)).toEqual([]);
+  it("EP-4: every operation of the contract has its handler in the hub (none is left to the dispatcher's 503 for an operation not built)", () => {
+    expect(operations().length).toBeGreaterThan(0);
+    expect(operations().filter((o) => !sim.hub.routes.handlers.has(o.operationId)).map((o) => o.operationId)).toEqual([]);
   });
 });

@@ -224,6 +224,7 @@ describe("Mock Service Worker handlers in Node", () => {
   });
 
   it("every operation of the contract and every mount outside /v1 is answered by the hub, as the contract allows", async () => {
+    expect(operations().length).toBeGreaterThan(0);
     for (const op of operations()) {
       const path = op.path.replace(/\{[^}]+\}/g, "x");
       const method = op.method.toUpperCase();
@@ -362,6 +363,7 @@ describe("options", () => {
 
   it("the result files carried in the code are the files of src/simulator/assets/ (else run make-result-files.ts)", () => {
     const embedded = embeddedAssets();
+    expect(Object.keys(RESULT_FILES)).not.toHaveLength(0);
     for (const [kind, file] of Object.entries(RESULT_FILES)) {
       const onDisk = new Uint8Array(readFileSync(fileURLToPath(new URL(`../../src/simulator/assets/${file.fileName}`, import.meta.url))));
       expect(embedded(kind), kind).toEqual({ ...file, bytes: onDisk });

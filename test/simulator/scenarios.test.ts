@@ -55,6 +55,7 @@ describe("shipped scenarios", () => {
   it("the schema is a JSON Schema 2020-12; every shipped file passes it and is listed under its own name", async () => {
     const meta = new Ajv2020({ strictSchema: false });
     expect(meta.validateSchema(scenarioSchema), JSON.stringify(meta.errors)).toBe(true);
+    expect(shippedNames).not.toHaveLength(0);
     for (const name of shippedNames) expect(readScenario(shippedScenarios[name]).name).toBe(name);
     const r = await sim.control("GET", "scenarios");
     expect(r.json.data.map((s: any) => s.name)).toEqual(shippedNames);
@@ -375,6 +376,7 @@ describe("export", () => {
   });
 
   it("every shipped scenario exports to a file that loads back to the same state", () => {
+    expect(shippedNames).not.toHaveLength(0);
     for (const name of shippedNames) {
       const hub = new Hub({ scenario: name, clockSpeed: 0, startTime: Date.UTC(2026, 0, 1) });
       const file = hub.exportScenario();

@@ -22,6 +22,7 @@ describe("npm start", () => {
     const cli = await startCli(["--port", "0", "--clock-speed", "0"], { SIM_HOST: "127.0.0.1", SIM_KEY_QUOTA: "7", SIM_DOCS_DIR: docsDir });
     const { url } = cli;
     try {
+      expect(demoKeys()).not.toHaveLength(0);
       for (const k of demoKeys()) expect(cli.out()).toContain(k.secret);
       const r = await fetch(`${url}/v1/me`, { headers: { authorization: "Bearer ghk_demo_full" } });
       expect(r.status).toBe(200);

@@ -119,6 +119,7 @@ export function faultCases(rig: () => FaultRig): void {
     expect((await r.faults())[0]!.fired).toBe(3);
     expect(f.stream.connections).toBe(4);
     expect(new Set(f.seen.map((e) => e.id)).size).toBe(f.seen.length);
+    expect(ids).toHaveLength(3);
     for (const id of ids) expect(f.statuses.get(id)).toEqual(["QUEUED", "PENDING", "RUNNING", "DONE"]);
   });
 
