@@ -10,6 +10,7 @@ import type { CredentialResolver } from "./domain/credentials.ts";
 import { EventHub } from "./domain/events.ts";
 import { FaultPlan } from "./domain/faults.ts";
 import { GenerationEngine } from "./domain/generations.ts";
+import { Journal } from "./domain/journal.ts";
 import { tokenResolver } from "./domain/oauth/grants.ts";
 import { parseMarkers, stepsFrom } from "./domain/outcomes.ts";
 import { quickValidator } from "./domain/quick-validators.ts";
@@ -27,7 +28,7 @@ import { SimClock } from "./state/clock.ts";
 import { readFaults, type Fault } from "./state/faults.ts";
 import { createState, type HubState } from "./state/hub-state.ts";
 import { resolveOptions, type ResolvedOAuthOptions } from "./state/oauth.ts";
-import { DEFAULT_RATE_LIMITS, DEFAULT_TIMING, type AssetSource, type HubOptions, type RateLimitConfig, type Timing } from "./state/options.ts";
+import { DEFAULT_JOURNAL_SIZE, DEFAULT_RATE_LIMITS, DEFAULT_TIMING, type AssetSource, type HubOptions, type RateLimitConfig, type Timing } from "./state/options.ts";
 import { exportScenario } from "./state/scenario/export.ts";
 import type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
 import { scenarioFrom } from "./state/scenario/read.ts";
@@ -65,6 +66,8 @@ export class Hub implements HubBase, HubServices {
   readonly oauthOptions: ResolvedOAuthOptions;
   readonly resolvers: readonly CredentialResolver[];
   readonly faults = new FaultPlan();
+  /** The most recent exchanges, masked (`journalSize`; the inspector at /_sim/ui/ and `control.requests()` read it). */
+  readonly journal: Journal;
   /** Handlers by operationId and the mounts outside the contract (storage, site, consent, /_sim/). */
   readonly routes: Routes;
   ids = new IdMaker();
@@ -97,6 +100,9 @@ export class Hub implements HubBase, HubServices {
       (options.retentionDays ?? limits.retentionDays) * 86_400_000,
       (options.heartbeatSeconds ?? limits.heartbeatSeconds) * 1000,
     );
+    this.journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+    // A generation moving on the clock changes the state without a request: watchers hear of it.
+    this.events.onEmit = () => this.journal.stateChanged();
     this.generations = new GenerationEngine(this, this.events);
     this.sessions = new SessionStore(this, options.session ?? {}, this.limiter.config.accountQuota);
     this.oauthOptions = resolveOptions(options.oauth);
@@ -117,9 +123,13 @@ export class Hub implements HubBase, HubServices {
     return dispatch(this, this.routes, req);
   }
 
-  /** An envelope answer for a request refused before it reached the pipeline (an adapter's 413, say). */
-  refuse(req: SimRequest, code: string, message?: string, details?: Detail[]): BodyAnswer {
-    return refusalFor(this, req, refuse(code, { ...(message ? { message } : {}), ...(details ? { details } : {}) }));
+  /**
+   * An envelope answer for a request refused before it reached the pipeline (an adapter's
+   * 413, say); `by` names the adapter's check (`host allow-list`, `body limit`), and the
+   * request journal records the request under it.
+   */
+  refuse(req: SimRequest, code: string, message?: string, details?: Detail[], by?: string): BodyAnswer {
+    return refusalFor(this, req, refuse(code, { ...(message ? { message } : {}), ...(details ? { details } : {}) }), by);
   }
 
   /** The scenario the hub started from, or loaded last: what reset goes back to. */
@@ -160,10 +170,12 @@ export class Hub implements HubBase, HubServices {
 
   /**
    * Back to the scenario: open streams end, history and ids of the old state become
-   * unknown; the faults are the options' and the scenario's again (counts and draws anew).
+   * unknown; the faults are the options' and the scenario's again (counts and draws anew);
+   * the request journal starts empty (the reset itself is its first entry).
    */
   reset(): void {
     this.#restartFaults(this.#scenario);
+    this.journal.clear();
     for (const stream of [...this.events.openStreams]) this.events.end(stream);
     this.clock.clear();
     this.limiter.reset();

@@ -71,6 +71,9 @@ export class EventHub {
   #byAccount = new Map<string, Set<OpenStream>>();
   #perKey = new Map<string, number>();
 
+  /** Told after every event (the inspector's push channel, which then says the state changed). */
+  onEmit: (() => void) | null = null;
+
   constructor(
     private readonly clock: SimClock,
     private epoch: string,
@@ -118,6 +121,7 @@ export class EventHub {
     logged.seq = ++log.head;
     const type = logged.type;
     log.events.push(logged);
+    this.onEmit?.();
     const open = this.#byAccount.get(accountId);
     if (!open || open.size === 0) return;
     const text = this.#text(accountId, logged);
@@ -143,6 +147,13 @@ export class EventHub {
     this.#prune(log);
     if (seq < log.prunedThrough) return { kind: "reset", reason: "cursor_expired" };
     return { kind: "resume", after: seq };
+  }
+
+  /** The account's retained events, oldest first (a generation's timeline, for the inspector). */
+  *history(accountId: string): Generator<LoggedEvent> {
+    const log = this.#logs.get(accountId);
+    if (!log) return;
+    for (let i = log.start; i < log.events.length; i++) yield log.events[i]!;
   }
 
   streamsOfKey(keyId: string): number {

@@ -69,6 +69,9 @@ export const DEFAULT_FOLDER_LIMIT = 50;
 export const DEFAULT_UPLOAD_LIFETIME_DAYS = 30;
 export const DEFAULT_SIGNATURE_SECONDS = 900;
 
+/** Exchanges the request journal keeps by default. */
+export const DEFAULT_JOURNAL_SIZE = 500;
+
 export interface HubOptions {
   /** Simulated seconds per real second; 0 freezes the clock (advance it explicitly). */
   clockSpeed?: number;
@@ -110,6 +113,11 @@ export interface HubOptions {
   session?: SessionOptions;
   /** The OAuth authorization server: lifetimes, registration limits, auto-consent. */
   oauth?: OAuthOptions;
+  /**
+   * Exchanges the request journal keeps, the most recent (the inspector at /_sim/ui/ and
+   * `control.requests()` read it); 0 turns it off. Default 500.
+   */
+  journalSize?: number;
   /**
    * Faults injected on purpose (state/faults.ts), in force from the start and after every
    * reset, before the scenario's. An invalid one throws FaultError naming the fields at fault.
