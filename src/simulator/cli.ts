@@ -156,7 +156,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: "oauth-grant-seconds", env: "SIM_OAUTH_GRANT_SECONDS", kind: "number", help: "absolute lifetime of an OAuth grant in simulated seconds (default 7776000, 90 days)", apply: (o, v) => (oauthOf(o).grantSeconds = v as number) },
   { flag: "oauth-code-seconds", env: "SIM_OAUTH_CODE_SECONDS", kind: "number", help: "OAuth authorization code lifetime in simulated seconds (default 60)", apply: (o, v) => (oauthOf(o).codeSeconds = v as number) },
   {
-    flag: "journal-size", env: "SIM_JOURNAL_SIZE", kind: "number", help: "requests the journal keeps for the inspector (/_sim/ui/) and GET /_sim/requests, the most recent (default 500; 0 turns it off)",
+    flag: "journal-size", env: "SIM_JOURNAL_SIZE", kind: "number", help: "requests the journal keeps for the inspector (/_sim/ui/) and GET /_sim/requests, the most recent (default 200; 0 turns it off)",
     apply: (o, v) => {
       if (!Number.isInteger(v)) throw new Error(`--journal-size (SIM_JOURNAL_SIZE) is a whole number, got ${v}`);
       o.journalSize = v as number;

@@ -14,8 +14,9 @@ import { maskAuthorization, maskCookie, maskText } from "../../src/simulator/dom
 import { FLUSH_MS } from "../../src/simulator/handlers/control/inspector/channel.ts";
 import { PAGE_POLICY } from "../../src/simulator/handlers/control/inspector/page.ts";
 import { INSPECTOR_SCRIPT } from "../../src/simulator/handlers/control/inspector/script.ts";
+import { ANSWERS_KEPT } from "../../src/simulator/domain/journal.ts";
 import { Hub } from "../../src/simulator/hub.ts";
-import { createHubHandlers } from "../../src/simulator/msw/index.ts";
+import { createHubHandlers, HubControl } from "../../src/simulator/msw/index.ts";
 import { FULL, startSim, type Sim } from "./support/harness.ts";
 import { authorize, callbackOf, pkce, REDIRECT, registered, site, token } from "./support/site.ts";
 import { storagePut, ticket, PNG } from "./support/uploads.ts";
@@ -231,6 +232,25 @@ describe("the request journal", () => {
       await off.close();
     }
     expect(() => new Hub({ journalSize: 1.5 })).toThrow(/journalSize is a whole number/);
+  });
+
+  it(`keeps the answers of the ${ANSWERS_KEPT} most recent requests; older rows keep the request, the reason and the curl line`, async () => {
+    const hub = new Hub({ clockSpeed: 0, journalSize: ANSWERS_KEPT + 10 });
+    const control = new HubControl(hub, "http://127.0.0.1:4010");
+    try {
+      const ask = (key: string) => hub.handle({ method: "GET", url: "/v1/me", headers: { authorization: `Bearer ${key}` }, baseUrl: "http://127.0.0.1:4010" });
+      ask("ghk_demo_revoked");
+      for (let i = 0; i < ANSWERS_KEPT; i++) ask(FULL);
+      const [oldest] = await control.requests({ status: 401 });
+      const aged = await control.exchange(oldest!.seq);
+      expect(aged).toMatchObject({ error_code: "api_key_revoked", reason: { by: "credential" }, response: { headers: null, body: null, body_note: expect.stringContaining("no longer kept") } });
+      expect(aged.request.headers.authorization).toBe("Bearer ghk_… (key_revoked)");
+      expect(aged.curl).toContain("$HUB_KEY");
+      const recent = await control.exchange((await control.requests({ limit: 1 }))[0]!.seq);
+      expect(recent.response.body).toContain("acc_demo");
+    } finally {
+      hub.shutdown();
+    }
   });
 
   it("pushes new rows to the page's channel within a second, and refuses the channel to another site", async () => {

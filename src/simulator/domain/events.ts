@@ -149,11 +149,19 @@ export class EventHub {
     return { kind: "resume", after: seq };
   }
 
-  /** The account's retained events, oldest first (a generation's timeline, for the inspector). */
-  *history(accountId: string): Generator<LoggedEvent> {
+  /** The account's retained events from simulated time `since` on, oldest first (generations' timelines, for the inspector). */
+  *history(accountId: string, since = -Infinity): Generator<LoggedEvent> {
     const log = this.#logs.get(accountId);
     if (!log) return;
-    for (let i = log.start; i < log.events.length; i++) yield log.events[i]!;
+    // Events are logged in time order: the first one at or after `since` by binary search.
+    let lo = log.start;
+    let hi = log.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (log.events[mid]!.at < since) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < log.events.length; i++) yield log.events[i]!;
   }
 
   streamsOfKey(keyId: string): number {

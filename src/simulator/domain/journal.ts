@@ -26,8 +26,8 @@ export interface RefusalNote {
 /** One side of an exchange, masked. */
 export interface JournalMessage {
   headers: Readonly<Record<string, string>>;
-  /** Text (masked where it can carry a secret), bytes of a text body to decode when read, or null (none, or not text). */
-  body: string | Uint8Array | null;
+  /** The text (masked where it can carry a secret), or null (none, or not text). */
+  body: string | null;
   /** The whole body's size (bytes of a byte body, characters of a text one); the part kept may be shorter. */
   size: number;
   truncated: boolean;
@@ -72,12 +72,20 @@ export interface JournalEntry {
   /** The fault that acted on it (`flt_1 latency`). */
   fault: string | null;
   request: JournalMessage;
-  response: JournalMessage;
+  /** The answer's headers and body; null once the entry is older than the ANSWERS_KEPT most recent. */
+  response: JournalMessage | null;
   stream: StreamLog | null;
 }
 
 /** The latest frames an entry keeps of its stream. */
 export const FRAMES_KEPT = 50;
+
+/**
+ * The most recent entries whose answers (headers and body) are kept; older ones keep the
+ * request and the row. An answer (a page of records) is most of what an entry holds, and
+ * kept briefly it is gone before the garbage collector would have to copy it.
+ */
+export const ANSWERS_KEPT = 50;
 
 /** Told of what changed; the push channel batches it. */
 export interface JournalWatcher {
@@ -112,8 +120,11 @@ export class Journal {
   }
 
   record(entry: JournalEntry): void {
-    entry.seq = ++this.#seq;
-    this.#ring[(entry.seq - 1) % this.capacity] = entry;
+    const seq = ++this.#seq;
+    entry.seq = seq;
+    this.#ring[(seq - 1) % this.capacity] = entry;
+    const aged = seq > ANSWERS_KEPT ? this.#ring[(seq - 1 - ANSWERS_KEPT) % this.capacity] : undefined;
+    if (aged !== undefined && aged.seq === seq - ANSWERS_KEPT) aged.response = null;
     if (this.#watchers.size > 0) for (const w of this.#watchers) w.recorded();
   }
 

@@ -16,14 +16,19 @@ const SECRET_FIELDS = /("(?:secret|cookie|password|client_secret|client_assertio
 /** Form and query fields whose value is a secret (the OAuth routes' forms). */
 const SECRET_FORM_FIELDS = /((?:^|[?&])(?:client_secret|client_assertion|code_verifier|code|token|refresh_token|password)=)([^&#\s]*)/g;
 
-/** What a credential of the hub is, by its value: `key_full`, `grant grt_…`, `session ses_…`, or that it names none. */
+/** The name of an OAuth access token: its grant's. */
+export function tokenName(grantId: string): string {
+  return `token of grant ${grantId}`;
+}
+
+/** What a credential of the hub is, by its value: `key_full`, `token of grant grt_…`, `session ses_…`, or that it names none. */
 export function secretName(state: HubState, value: string): string {
   switch (value.charCodeAt(2)) {
     case 107 /* k */:
       return state.keys.get(value)?.id ?? "unknown key";
     case 111 /* o */: {
       const token = state.oauth.access.get(value);
-      return token ? `token of grant ${token.grant_id}` : "unknown token";
+      return token ? tokenName(token.grant_id) : "unknown token";
     }
     case 114 /* r */: {
       const token = state.oauth.refresh.get(value);
@@ -42,7 +47,12 @@ export function secretName(state: HubState, value: string): string {
 
 /** The mask of a credential the hub issued. */
 export function issuedMask(state: HubState, value: string): string {
-  return `${value.slice(0, 4)}… (${secretName(state, value)})`;
+  return maskOf(value.slice(0, 4), secretName(state, value));
+}
+
+/** A mask, from the credential's prefix (`ghk_`) and its name. */
+export function maskOf(prefix: string, name: string): string {
+  return `${prefix}… (${name})`;
 }
 
 /** The mask of an issued credential, to find it again (the curl line turns each into a shell variable); group 1 is its name. */
@@ -80,18 +90,24 @@ export function maskCookie(value: string, state: HubState): string {
 }
 
 /**
- * A copy of `headers`, one string per name, with credentials masked; with `all`, every
- * value is masked as text too (answers that may carry a secret: a `Location` with a code).
+ * A copy of `headers`, one string per name, with credentials masked (`authorization`: the
+ * mask of Authorization when the caller knows it already); with `all`, every value is
+ * masked as text too (answers that may carry a secret: a `Location` with a code).
  */
-export function maskedHeaders(headers: Readonly<Record<string, string | string[] | undefined>>, state: HubState, all: boolean): Record<string, string> {
+export function maskedHeaders(headers: Readonly<Record<string, string | string[] | undefined>>, state: HubState, all: boolean, authorization?: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name in headers) {
-    const raw = headers[name];
-    if (raw === undefined) continue;
-    const value = typeof raw === "string" ? raw : raw.join(", ");
-    if (name === "authorization" || name === "proxy-authorization") out[name] = maskAuthorization(value, state);
-    else if (name === "cookie" || name === "set-cookie") out[name] = maskCookie(value, state);
-    else out[name] = all ? maskText(value, state) : value;
+    const value = textOf(headers[name]);
+    if (value !== undefined) out[name] = all ? maskText(value, state) : value;
   }
+  // Set again after the copy, from the values as given (one pass over the names, none compared on the way).
+  if (out.authorization !== undefined) out.authorization = authorization ?? maskAuthorization(textOf(headers.authorization)!, state);
+  if (out["proxy-authorization"] !== undefined) out["proxy-authorization"] = maskAuthorization(textOf(headers["proxy-authorization"])!, state);
+  if (out.cookie !== undefined) out.cookie = maskCookie(textOf(headers.cookie)!, state);
+  if (out["set-cookie"] !== undefined) out["set-cookie"] = maskCookie(textOf(headers["set-cookie"])!, state);
   return out;
+}
+
+function textOf(value: string | string[] | undefined): string | undefined {
+  return value === undefined || typeof value === "string" ? value : value.join(", ");
 }

@@ -100,7 +100,7 @@ export interface RequestFilter {
   requestId?: string;
   /** Only rows recorded after this journal number (`seq`): what happened since a row you have seen. */
   after?: number;
-  /** At most this many rows (default 100, at most the journal's size). */
+  /** At most this many rows (default 100, 1 to 10,000). */
   limit?: number;
 }
 

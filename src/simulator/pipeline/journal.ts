@@ -10,7 +10,7 @@
 // kept as it is, by reference, and recording it costs no scan of its text.
 import { bearerToken, TOKEN_PREFIX } from "../domain/credentials.ts";
 import type { CredentialNote, Journal, JournalEntry, JournalMessage, StreamLog } from "../domain/journal.ts";
-import { maskedHeaders, maskText } from "../domain/secrets.ts";
+import { maskedHeaders, maskOf, maskText, tokenName } from "../domain/secrets.ts";
 import type { HubState } from "../state/hub-state.ts";
 import { cookieValue } from "../domain/sessions.ts";
 import { SESSION_COOKIE } from "../state/sessions.ts";
@@ -103,7 +103,7 @@ function entryOf(ctx: Ctx, answer: BodyAnswer | StreamAnswer | undefined, starte
     operation,
     route: operation ?? ctx.route ?? "(no route)",
     status: answer ? answer.status : 0,
-    code: refusal?.code ?? null,
+    code: refusal?.code ?? (answer && answer.status >= 400 ? protocolError(answer) : null),
     durationMs: performance.now() - started + (answer?.delayMs ?? 0),
     credential: credentialNote(ctx, state),
     refusal: refusal ? { by: ctx.refusedBy ?? "handler", message: refusal.options.message, details: refusal.options.details } : null,
@@ -114,21 +114,47 @@ function entryOf(ctx: Ctx, answer: BodyAnswer | StreamAnswer | undefined, starte
   };
 }
 
+/** The error of an answer outside the envelope: an OAuth protocol error (RFC 6749 bodies carry `error`). */
+function protocolError(answer: BodyAnswer | StreamAnswer): string | null {
+  const body = answer.kind === "body" ? answer.body : undefined;
+  const text = typeof body === "string" ? body : body ? decoder.decode(body.subarray(0, 4096)) : "";
+  if (!text.startsWith("{")) return null;
+  try {
+    const error = (JSON.parse(text) as { error?: unknown }).error;
+    return typeof error === "string" ? error : null;
+  } catch {
+    return null;
+  }
+}
+
 function isText(type: string | undefined): boolean {
   return type !== undefined && TEXT_TYPE.test(type);
 }
 
+/**
+ * The mask of Authorization when the ladder resolved it to a key or token: made from what
+ * it resolved to, without reading the value again (the scheme as sent, `Bearer`).
+ */
+function authorizationMask(ctx: Ctx): string | undefined {
+  const c = ctx.credential;
+  const given = ctx.req.headers.authorization;
+  if (!c || typeof given !== "string") return undefined;
+  if (c.channel === "api_key") return `${given.slice(0, 6)} ${maskOf("ghk_", c.keyId)}`;
+  if (c.channel === "oauth") return `${given.slice(0, 6)} ${maskOf(TOKEN_PREFIX, tokenName(c.keyId))}`;
+  return undefined;
+}
+
 function requestMessage(ctx: Ctx, state: HubState, masked: boolean): JournalMessage {
   const req = ctx.req;
-  const headers = maskedHeaders(req.headers, state, masked);
+  const headers = maskedHeaders(req.headers, state, masked, authorizationMask(ctx));
   const body = req.body;
   if (!body || body.length === 0) return { headers, body: null, size: 0, truncated: false };
   const type = req.headers["content-type"];
   if (!isText(typeof type === "string" ? type : undefined)) return { headers, body: null, size: body.length, truncated: false };
   const truncated = body.length > KEPT_CHARACTERS;
-  const kept = truncated ? body.subarray(0, KEPT_CHARACTERS) : body;
-  // A copy: the adapter's buffer may be a slice of a larger one it reuses.
-  return { headers, body: masked ? maskText(decoder.decode(kept), state) : kept.slice(), size: body.length, truncated };
+  // Kept as text, not bytes: a string holds no pointer for the garbage collector to follow, and is a copy.
+  const text = decoder.decode(truncated ? body.subarray(0, KEPT_CHARACTERS) : body);
+  return { headers, body: masked ? maskText(text, state) : text, size: body.length, truncated };
 }
 
 function responseMessage(answer: BodyAnswer | StreamAnswer, state: HubState, masked: boolean): JournalMessage {

@@ -70,7 +70,7 @@ export const DEFAULT_UPLOAD_LIFETIME_DAYS = 30;
 export const DEFAULT_SIGNATURE_SECONDS = 900;
 
 /** Exchanges the request journal keeps by default. */
-export const DEFAULT_JOURNAL_SIZE = 500;
+export const DEFAULT_JOURNAL_SIZE = 200;
 
 export interface HubOptions {
   /** Simulated seconds per real second; 0 freezes the clock (advance it explicitly). */
@@ -115,7 +115,7 @@ export interface HubOptions {
   oauth?: OAuthOptions;
   /**
    * Exchanges the request journal keeps, the most recent (the inspector at /_sim/ui/ and
-   * `control.requests()` read it); 0 turns it off. Default 500.
+   * `control.requests()` read it); 0 turns it off. Default 200.
    */
   journalSize?: number;
   /**

@@ -46,7 +46,7 @@ function asset(ctx: Ctx, type: string, body: string, extra: Record<string, strin
 
 const requests: ControlHandler = (ctx) => {
   const journal = ctx.hub.journal;
-  const filter = filterOf(ctx.query, journal.capacity);
+  const filter = filterOf(ctx.query);
   if (isRefusal(filter)) return filter;
   const names = new CredentialNames(ctx.hub);
   const data = [];

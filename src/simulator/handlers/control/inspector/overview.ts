@@ -80,22 +80,23 @@ function generationView(g: Generation, past: TimelineStep[]) {
 function generationsOf(hub: HubServices) {
   const order = [...generationStatuses.map((s) => s.status), "deleted"];
   const groups = new Map(order.map((status) => [status, { status, count: 0, shown: [] as Generation[] }]));
-  // Newest first: the table is in creation order.
-  const all = [...hub.state.generations.values()];
-  for (let i = all.length - 1; i >= 0; i--) {
-    const g = all[i]!;
+  // One pass in the table's order (creation order), each group keeping its newest; no copy of the table.
+  for (const g of hub.state.generations.values()) {
     const group = groups.get(g.deleted ? "deleted" : g.status) ?? groups.get("deleted")!;
     group.count++;
-    if (group.shown.length < GENERATIONS_SHOWN) group.shown.push(g);
+    group.shown.push(g);
+    if (group.shown.length > GENERATIONS_SHOWN) group.shown.shift();
   }
+  for (const group of groups.values()) group.shown.reverse();
   const shown = new Map<string, TimelineStep[]>();
-  const accounts = new Set<string>();
+  /** By account, the creation of its oldest generation shown: its log is read from there on, not whole. */
+  const since = new Map<string, number>();
   for (const group of groups.values()) for (const g of group.shown) {
     shown.set(g.id, []);
-    accounts.add(g.account_id);
+    since.set(g.account_id, Math.min(since.get(g.account_id) ?? Infinity, g.created_at));
   }
-  for (const account of accounts) {
-    for (const event of hub.events.history(account)) {
+  for (const [account, from] of since) {
+    for (const event of hub.events.history(account, from)) {
       const data = event.data() as { id?: string; status?: string; deleted?: boolean; updated_at?: string };
       const steps = data.id === undefined ? undefined : shown.get(data.id);
       if (steps) steps.push({ status: String(data.status), time: String(data.updated_at), ...(data.deleted ? { deleted: true as const } : {}) });

@@ -262,7 +262,8 @@ export const INSPECTOR_SCRIPT = String.raw`"use strict";
       );
     }
     parts.push(el("h3", null, "Request headers"), headersTable(x.request.headers), el("h3", null, "Request body"), bodyBlock(x.request));
-    parts.push(el("h3", null, "Answer headers"), headersTable(x.response.headers), el("h3", null, "Answer body"), bodyBlock(x.response));
+    if (x.response.headers) parts.push(el("h3", null, "Answer headers"), headersTable(x.response.headers), el("h3", null, "Answer body"), bodyBlock(x.response));
+    else parts.push(el("h3", null, "Answer"), el("p", { class: "muted" }, x.response.body_note));
     if (x.frames) parts.push(el("h3", null, "Frames (the latest " + x.frames.length + ")"), el("pre", { class: "frames" }, x.frames.map((f) => timeOf(f.time) + "\n" + f.text).join("")));
     parts.push(el("h3", null, "Send it again ", copy), el("pre", { class: "curl" }, x.curl));
     fill("detail-body", parts);
@@ -409,7 +410,7 @@ export const INSPECTOR_SCRIPT = String.raw`"use strict";
     refreshTimer = setTimeout(() => {
       refreshTimer = 0;
       refresh();
-    }, 200);
+    }, 400);
   }
 
   function setClock(clock) {

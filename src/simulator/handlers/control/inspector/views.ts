@@ -5,7 +5,7 @@
 // when read; the journal keeps it masked already (pipeline/journal.ts).
 import { detailReasonMeanings, errorCodes } from "../../../../contract/tables.ts";
 import { referenceOperations, REFERENCE_PAGE } from "../../../../docs/routes.ts";
-import type { CredentialNote, JournalEntry, JournalMessage } from "../../../domain/journal.ts";
+import { ANSWERS_KEPT, type CredentialNote, type JournalEntry, type JournalMessage } from "../../../domain/journal.ts";
 import { ISSUED_MASK } from "../../../domain/secrets.ts";
 import { refuse, type Refusal } from "../../../domain/refusal.ts";
 import { CONTROL_GUARD, SITE_GUARD } from "../../../pipeline/guard.ts";
@@ -51,19 +51,6 @@ function whereOf(by: string, path: string): string {
   return by;
 }
 
-/** The error code of an answer: the envelope's, or an OAuth protocol error's (RFC 6749 bodies carry `error`). */
-function codeOf(e: JournalEntry): string | null {
-  if (e.code !== null || e.status < 400) return e.code;
-  const body = bodyText(e.response);
-  if (!body || !body.startsWith("{")) return null;
-  try {
-    const parsed = JSON.parse(body) as { error?: unknown };
-    return typeof parsed.error === "string" ? parsed.error : null;
-  } catch {
-    return null;
-  }
-}
-
 export interface ReasonView {
   /** The rung or stage that refused: a rung of the ladder or a guard, `handler`, `fault`, or a check of the server. */
   by: string | null;
@@ -82,7 +69,7 @@ export function reasonOf(e: JournalEntry): ReasonView | null {
     return { by: "fault", text: `No answer: the connection was dropped by ${e.fault ? `the fault ${e.fault}` : "a fault"}.`, code_meaning: null, message: null, details: [], docs: FAULTS_SECTION };
   }
   if (e.status < 400) return null;
-  const code = codeOf(e);
+  const code = e.code;
   const meaning = code ? errorCodes.get(code)?.meaning ?? null : null;
   const refusal = e.refusal;
   const message = refusal?.message ?? null;
@@ -157,7 +144,7 @@ export function summaryOf(e: JournalEntry, names: CredentialNames) {
     route: e.route,
     operation: e.operation,
     status: e.status,
-    error_code: codeOf(e),
+    error_code: e.code,
     credential: names.view(e.credential),
     duration_ms: round(e.durationMs),
     reason: reasonOf(e),
@@ -169,15 +156,12 @@ export function summaryOf(e: JournalEntry, names: CredentialNames) {
 /** A row of the request journal (`GET /_sim/requests`, `control.requests()`). */
 export type RequestSummary = ReturnType<typeof summaryOf>;
 
-const decoder = new TextDecoder();
 
-/** A message's body as text (kept bytes decoded), or null. */
-function bodyText(m: JournalMessage): string | null {
-  return m.body === null ? null : typeof m.body === "string" ? m.body : decoder.decode(m.body);
-}
+/** An answer the journal no longer keeps. */
+const AGED_ANSWER = { headers: null, body: null, body_note: `no longer kept: the journal keeps the answers of its ${ANSWERS_KEPT} most recent requests`, size: null, truncated: false };
 
 function messageView(m: JournalMessage) {
-  const text = bodyText(m);
+  const text = m.body;
   return {
     headers: m.headers,
     body: text,
@@ -193,7 +177,7 @@ export function exchangeOf(e: JournalEntry, names: CredentialNames) {
   return {
     ...summaryOf(e, names),
     request: messageView(e.request),
-    response: messageView(e.response),
+    response: e.response ? messageView(e.response) : AGED_ANSWER,
     frames: e.stream ? e.stream.recent.map((f) => ({ time: isoTime(f.at), text: f.text })) : null,
     curl: curlOf(e),
   };
@@ -256,7 +240,7 @@ export function curlOf(e: JournalEntry): string {
     }
     parts.push("-H", word(`${headerName(name)}: ${value}`));
   }
-  const body = bodyText(e.request);
+  const body = e.request.body;
   if (body !== null) parts.push("--data-raw", word(body));
   else if (e.request.size > 0) {
     parts.push("--data-binary", "@file");
@@ -282,9 +266,11 @@ export interface RequestFilter {
 }
 
 export const DEFAULT_LIMIT = 100;
+/** The most rows one answer lists (a journal may keep more). */
+export const MAX_LIMIT = 10_000;
 
 /** The filter a query asks for, or the refusal naming the parameter at fault. */
-export function filterOf(query: URLSearchParams, capacity: number): RequestFilter | Refusal {
+export function filterOf(query: URLSearchParams): RequestFilter | Refusal {
   const invalid = (field: string, message: string, reason = "invalid") => refuse("invalid_request", { details: [{ field, reason, message }] });
   const status: RequestFilter["status"] = [];
   for (const s of (query.get("status") ?? "").split(",").map((x) => x.trim().toLowerCase()).filter(Boolean)) {
@@ -293,15 +279,15 @@ export function filterOf(query: URLSearchParams, capacity: number): RequestFilte
     else if (/^\d{1,3}$/.test(s)) status.push((n) => n === Number(s));
     else return invalid("status", `status is a class (2xx, 4xx, ...) or a status (404), comma-separated; not ${JSON.stringify(s.slice(0, 50))}`, "bad_format");
   }
-  const number = (name: string, fallback: number, max: number): number | Refusal => {
+  const number = (name: string, fallback: number, min: number, max: number): number | Refusal => {
     const raw = query.get(name);
     if (raw === null || raw === "") return fallback;
     const n = Number(raw);
-    return Number.isSafeInteger(n) && n >= 0 && n <= max ? n : invalid(name, `${name} is a whole number from 0 to ${max}`, "out_of_range");
+    return Number.isSafeInteger(n) && n >= min && n <= max ? n : invalid(name, `${name} is a whole number from ${min} to ${max}`, "out_of_range");
   };
-  const limit = number("limit", Math.min(DEFAULT_LIMIT, capacity), Math.max(1, capacity));
+  const limit = number("limit", DEFAULT_LIMIT, 1, MAX_LIMIT);
   if (typeof limit !== "number") return limit;
-  const after = number("after", 0, Number.MAX_SAFE_INTEGER);
+  const after = number("after", 0, 0, Number.MAX_SAFE_INTEGER);
   if (typeof after !== "number") return after;
   const given = (name: string) => query.get(name)?.trim() || undefined;
   return { status, route: given("route"), credential: given("credential"), text: given("q")?.toLowerCase(), requestId: given("request_id"), after, limit };
@@ -314,7 +300,7 @@ export function passes(e: JournalEntry, f: RequestFilter, names: CredentialNames
   if (f.requestId !== undefined && e.requestId !== f.requestId) return false;
   if (f.credential !== undefined && !names.matches(e.credential, f.credential)) return false;
   if (f.text !== undefined) {
-    const row = [e.method, e.url, e.route, String(e.status), codeOf(e) ?? "", e.requestId, e.credential?.id ?? "", e.credential?.note ?? "", reasonOf(e)?.text ?? "", bodyText(e.request) ?? "", bodyText(e.response) ?? ""];
+    const row = [e.method, e.url, e.route, String(e.status), e.code ?? "", e.requestId, e.credential?.id ?? "", e.credential?.note ?? "", reasonOf(e)?.text ?? "", e.request.body ?? "", e.response?.body ?? ""];
     if (!row.some((part) => part.toLowerCase().includes(f.text!))) return false;
   }
   return true;
