@@ -283,17 +283,15 @@ export const INSPECTOR_SCRIPT = String.raw`"use strict";
   function generationRow(g) {
     const outcome = el("select", { "aria-label": "Outcome", class: "outcome" }, OUTCOMES.map((o) => el("option", null, o)));
     const path = "generations/" + encodeURIComponent(g.id);
+    // What the control routes take: an outcome for a generation not DONE (on a FAILED one, done is a late
+    // result), a cancellation while it is in progress (running or held, the hub refuses it and says why).
     const actions = g.deleted
       ? el("td", { class: "actions muted" }, "deleted")
       : el(
           "td",
           { class: "actions" },
-          outcome,
-          " ",
-          el("button", { type: "button", onclick: () => act("POST", path + "/outcome", { outcome: outcome.value }) }, "Force outcome"),
-          " ",
-          el("button", { type: "button", onclick: () => act("POST", path + "/cancel") }, "Cancel"),
-          " ",
+          g.status === "DONE" ? null : [outcome, " ", el("button", { type: "button", onclick: () => act("POST", path + "/outcome", { outcome: outcome.value }) }, "Force outcome"), " "],
+          g.status === "DONE" || g.status === "FAILED" ? null : [el("button", { type: "button", onclick: () => act("POST", path + "/cancel") }, "Cancel"), " "],
           el("button", { type: "button", onclick: () => act("DELETE", path) }, "Delete"),
         );
     return el(

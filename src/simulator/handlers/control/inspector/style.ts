@@ -23,7 +23,7 @@ th,td{text-align:left;padding:.2rem .35rem;border-bottom:1px solid var(--line);v
 th{font-size:.8rem;color:var(--muted);font-weight:600}
 table.rows tbody tr.row{cursor:pointer}table.rows tbody tr.row:hover{background:#f6f8fa}
 tr.row.selected{background:#e8f0fe}
-td.path{word-break:break-all;max-width:26rem}
+td.path{overflow-wrap:anywhere;min-width:13rem;max-width:28rem}
 td.num,.num{font-variant-numeric:tabular-nums;text-align:right}
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em}
 .s2{color:var(--ok)}.s3{color:var(--info)}.s4{color:var(--warn)}.s5,.s0{color:var(--bad)}
