@@ -10,7 +10,7 @@ import { setupServer } from "msw/node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createHubClient } from "../../src/client/index.ts";
 import { operationRoute } from "../../src/docs/routes.ts";
-import { maskAuthorization, maskCookie, maskText } from "../../src/simulator/domain/secrets.ts";
+import { maskAuthorization, maskCookie, maskedHeaders, maskText } from "../../src/simulator/domain/secrets.ts";
 import { FLUSH_MS } from "../../src/simulator/handlers/control/inspector/channel.ts";
 import { PAGE_POLICY } from "../../src/simulator/handlers/control/inspector/page.ts";
 import { INSPECTOR_SCRIPT } from "../../src/simulator/handlers/control/inspector/script.ts";
@@ -321,6 +321,12 @@ describe("masks", () => {
     expect(maskAuthorization("Basic dXNlcjpwYXNz", state)).toBe("Basic …");
     expect(maskCookie("theme=dark; gh_session=ghs_unknown", state)).toBe("theme=…; gh_session=ghs_… (unknown session)");
     expect(maskCookie("gh_session=ghs_x; Path=/; HttpOnly; SameSite=Lax", state)).toBe("gh_session=ghs_… (unknown session); Path=/; HttpOnly; SameSite=Lax");
+    // /v1 headers are copied as they are, but for the credentials and a Referer that may carry an OAuth code.
+    expect(maskedHeaders({ authorization: "Bearer gho_x", referer: "http://localhost:5173/callback?code=ghc_abc&state=s", "x-other": ["a", "b"] }, state, false)).toEqual({
+      authorization: "Bearer gho_… (unknown token)",
+      referer: "http://localhost:5173/callback?code=ghc_… (unknown code)&state=s",
+      "x-other": "a, b",
+    });
   });
 });
 

@@ -103,6 +103,8 @@ export function maskedHeaders(headers: Readonly<Record<string, string | string[]
   // Set again after the copy, from the values as given (one pass over the names, none compared on the way).
   if (out.authorization !== undefined) out.authorization = authorization ?? maskAuthorization(textOf(headers.authorization)!, state);
   if (out["proxy-authorization"] !== undefined) out["proxy-authorization"] = maskAuthorization(textOf(headers["proxy-authorization"])!, state);
+  // A browser's Referer is the page's address, which may carry an OAuth code it was sent back with.
+  if (!all && out.referer !== undefined) out.referer = maskText(out.referer, state);
   if (out.cookie !== undefined) out.cookie = maskCookie(textOf(headers.cookie)!, state);
   if (out["set-cookie"] !== undefined) out["set-cookie"] = maskCookie(textOf(headers["set-cookie"])!, state);
   return out;
