@@ -102,6 +102,29 @@ describe.runIf(executablePath)("the request inspector in Chromium", { timeout: 3
     expect(routes).toEqual(expect.arrayContaining(["POST /_sim/generations/{id}/outcome", "POST /_sim/clock/advance"]));
   });
 
+  it("filters by status class through the journal's route, and its other controls steer the hub: clock, faults, reset", async () => {
+    await page.locator("#filter-status").selectOption("4xx");
+    await expect.poll(async () => [...new Set(await page.locator("tr.row").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.status!.slice(0, 1))))]).toEqual(["4"]);
+    await page.locator("#filter-status").selectOption("");
+    await expect.poll(() => page.locator('tr.row[data-status="202"]').count()).toBeGreaterThan(0);
+
+    await page.getByRole("button", { name: "Resume clock" }).click();
+    await expect.poll(() => sim.hub.clock.speed).toBe(1);
+    await page.getByRole("button", { name: "Pause clock" }).click();
+    await expect.poll(() => sim.hub.clock.speed).toBe(0);
+    await page.locator("#fault-kind").selectOption("service_unavailable");
+    await page.locator("#fault-route").fill("readAccount");
+    await page.locator("#fault-count").fill("2");
+    await page.getByRole("button", { name: "Add fault" }).click();
+    await expect.poll(() => sim.hub.faults.list().map((f) => [f.kind, f.route, f.count])).toEqual([["service_unavailable", "readAccount", 2]]);
+    await page.locator("#faults tr[data-fault]").waitFor();
+    await page.getByRole("button", { name: "Clear faults" }).click();
+    await expect.poll(() => sim.hub.faults.size).toBe(0);
+    await page.getByRole("button", { name: "Reset" }).click();
+    await expect.poll(() => sim.hub.state.generations.size).toBe(0);
+    await page.locator('tr.row[data-status="200"] td.path', { hasText: "/_sim/reset" }).first().waitFor();
+  });
+
   it("the page loads nothing from outside the machine: every request it made went to the simulator", () => {
     const own = new URL(sim.url).origin;
     expect(requested.length).toBeGreaterThan(5);
