@@ -22,6 +22,7 @@ import type { Handler } from "./pipeline/context.ts";
 import { dispatch, refusalFor, type Mount, type Routes } from "./pipeline/dispatch.ts";
 import { CONTROL_GUARD } from "./pipeline/guard.ts";
 import type { BodyAnswer, SimRequest, SimResponse } from "./pipeline/exchange.ts";
+import type { AdapterCheck } from "./pipeline/journal.ts";
 import type { HubServices } from "./pipeline/services.ts";
 import type { HubBase } from "./state/base.ts";
 import { SimClock } from "./state/clock.ts";
@@ -128,7 +129,7 @@ export class Hub implements HubBase, HubServices {
    * 413, say); `by` names the adapter's check (`host allow-list`, `body limit`), and the
    * request journal records the request under it.
    */
-  refuse(req: SimRequest, code: string, message?: string, details?: Detail[], by?: string): BodyAnswer {
+  refuse(req: SimRequest, code: string, message?: string, details?: Detail[], by?: AdapterCheck): BodyAnswer {
     return refusalFor(this, req, refuse(code, { ...(message ? { message } : {}), ...(details ? { details } : {}) }), by);
   }
 

@@ -13,7 +13,7 @@
 import { headerOf, isRefusal, refusalAnswer, type Ctx } from "./context.ts";
 import { climb, LADDER, type Rung } from "./ladder.ts";
 import { withFaults } from "./faults.ts";
-import { journaled } from "./journal.ts";
+import { journaled, type AdapterCheck } from "./journal.ts";
 import { languageOf, refuse, type Refusal } from "../domain/refusal.ts";
 import type { BodyAnswer, SimRequest, SimResponse } from "./exchange.ts";
 import type { Handler } from "./context.ts";
@@ -72,7 +72,7 @@ function contextOf(hub: HubServices, req: SimRequest): Ctx {
  * An envelope answer for a request the adapter refuses before the hub sees it (413, ...);
  * `by` names the adapter's check, and the journal records the request under it.
  */
-export function refusalFor(hub: HubServices, req: SimRequest, refusal: Refusal, by?: string): BodyAnswer {
+export function refusalFor(hub: HubServices, req: SimRequest, refusal: Refusal, by?: AdapterCheck): BodyAnswer {
   const ctx = contextOf(hub, req);
   const started = performance.now();
   const answer = refusalAnswer(ctx, refusal);

@@ -3,7 +3,7 @@
 // opens and follows its frames as they go out; a deferred answer when it settles.
 //
 // What is masked where (domain/secrets.ts): Authorization and cookies always (a credential
-// by what it is, never its value), and the path and query. Bodies and answer headers are
+// by what it is, never its value), the path and query, and a Referer. Bodies and answer headers are
 // masked everywhere but /v1, whose bodies are what the caller sent and records the hub
 // renders from its state, with the one /v1 answer that hands out a credential masked too
 // (the upload ticket: its storage address carries a signature). So a list read's page is
@@ -17,6 +17,21 @@ import { SESSION_COOKIE } from "../state/sessions.ts";
 import type { Ctx } from "./context.ts";
 import { unreachable, type BodyAnswer, type ConnectionSink, type SimResponse, type StreamAnswer } from "./exchange.ts";
 import { isV1 } from "./ladder.ts";
+
+/**
+ * The checks an adapter makes before the hub (a request it refuses is recorded under the
+ * check's name, `by` of hub.refuse), with what each is, in words.
+ */
+export const ADAPTER_CHECKS = {
+  "host header": "the server: an HTTP/1.1 request without Host",
+  "host allow-list": "the server's Host allow-list (a DNS rebinding guard; --allowed-hosts names more hosts)",
+  "control off": "the server: /_sim/ is off on a --host other than loopback (--expose-control)",
+  cors: "the server: CORS is closed here (--cors opens /v1 and the routes a browser app calls, never /_sim/)",
+  "body limit": "the server's body size limit (--body-limit)",
+  "body reading": "the server: the body could not be read",
+} as const;
+
+export type AdapterCheck = keyof typeof ADAPTER_CHECKS;
 
 /** The part of a body the journal keeps (the rest is counted, not kept). */
 export const KEPT_CHARACTERS = 32 * 1024;

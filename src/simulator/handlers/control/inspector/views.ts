@@ -9,6 +9,7 @@ import { ANSWERS_KEPT, type CredentialNote, type JournalEntry, type JournalMessa
 import { ISSUED_MASK } from "../../../domain/secrets.ts";
 import { refuse, type Refusal } from "../../../domain/refusal.ts";
 import { CONTROL_GUARD, SITE_GUARD } from "../../../pipeline/guard.ts";
+import { ADAPTER_CHECKS, type AdapterCheck } from "../../../pipeline/journal.ts";
 import { LADDER } from "../../../pipeline/ladder.ts";
 import type { HubServices } from "../../../pipeline/services.ts";
 import { isoTime } from "../../../state/util.ts";
@@ -21,16 +22,6 @@ const CONTROL_SECTION = `${GUIDE}#control-interface-_sim`;
 const SECURITY_SECTION = `${GUIDE}#security-of-the-control-interface`;
 const FAULTS_SECTION = `${GUIDE}#faults`;
 
-/** The refusals the adapter makes before the hub (hub.refuse's `by`), in words. */
-const ADAPTER_CHECKS: Readonly<Record<string, string>> = {
-  "host header": "the server: an HTTP/1.1 request without Host",
-  "host allow-list": "the server's Host allow-list (a DNS rebinding guard; --allowed-hosts names more hosts)",
-  "control off": "the server: /_sim/ is off on a --host other than loopback (--expose-control)",
-  cors: "the server: CORS is closed here (--cors opens /v1 and the routes a browser app calls, never /_sim/)",
-  "body limit": "the server's body size limit (--body-limit)",
-  "body reading": "the server: the body could not be read",
-};
-
 let docsRoutes: Map<string, string> | undefined;
 
 /** The operation's place in the reference docs (`/docs/reference.html#/<tag>/<operationId>`). */
@@ -41,7 +32,7 @@ export function operationDocs(operationId: string): string | null {
 
 /** Which part of the pipeline a rung or stage belongs to, by its name and the path. */
 function whereOf(by: string, path: string): string {
-  if (by in ADAPTER_CHECKS) return ADAPTER_CHECKS[by]!;
+  if (by in ADAPTER_CHECKS) return ADAPTER_CHECKS[by as AdapterCheck];
   if (by === "handler") return "the route's own checks";
   if (by === "fault") return "a fault injected on purpose (/_sim/faults, --faults)";
   const under = (prefix: string) => path === prefix.slice(0, -1) || path.startsWith(prefix);
