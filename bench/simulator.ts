@@ -21,8 +21,12 @@
 // 3. Event delivery latency with 1,000 open event streams: the time from a status
 //    change (its `updated_at` on the simulator's clock, which runs at real speed
 //    here) to its frame arriving at each stream; and submit-to-frame for creations.
+// 4. The request journal's cost: the same load on the simulator with the journal off
+//    (--journal-size 0), on (the default), and on with the inspector's page open (a client
+//    reading its push channel, /_sim/ui/events), interleaved as in 2.
 // Targets (issue 3): >= 10x Prism's throughput, >= 40% of the bare server's, p99 <= 5 ms
-// at 16 connections, first answer within 1 s, event delivery p99 <= 50 ms.
+// at 16 connections, first answer within 1 s, event delivery p99 <= 50 ms; (issue 21) the
+// journal costs <= 5% of the throughput, page open or not.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { connect, createServer, type Socket } from "node:net";
 import { createRequire } from "node:module";
@@ -92,9 +96,9 @@ async function launch(name: string, command: string, args: string[], port: numbe
   return { name, base, child, firstAnswerMs: performance.now() - start };
 }
 
-async function simulator(extra: string[] = []): Promise<Launched> {
+async function simulator(extra: string[] = [], name = "simulator"): Promise<Launched> {
   const port = await freePort();
-  const launched = await launch("simulator", process.execPath, ["--import", "tsx", "src/simulator/main.ts", "--port", String(port), "--no-demo-data",
+  const launched = await launch(name, process.execPath, ["--import", "tsx", "src/simulator/main.ts", "--port", String(port), "--no-demo-data",
     "--key-quota", UNLIMITED, "--account-quota", UNLIMITED, "--submit-quota", UNLIMITED, "--concurrency", UNLIMITED, ...extra], port);
   // Enough credits for every submit of the run (the control interface, outside /v1).
   for (const account of ["acc_demo", "acc_other"]) {
@@ -234,11 +238,10 @@ async function firstAnswers(): Promise<Record<string, number>> {
 }
 
 /**
- * The three servers run side by side; rounds interleave them, so load from elsewhere on
- * the machine hits them alike. Each figure is the median over the rounds.
+ * The servers run side by side; rounds interleave them, so load from elsewhere on the
+ * machine hits them alike. Each figure is the median over the rounds. Stops the servers.
  */
-async function throughput(): Promise<Row[]> {
-  const servers = [await simulator(), await prism(), await bare(), await fastifyFloor()];
+async function rounds(servers: Launched[], beforeStop = () => {}): Promise<Row[]> {
   const samples = new Map<string, Row[]>();
   try {
     for (const server of servers) for (const options of Object.values(scenarios)) await autocannon({ ...options(server.base), duration: 1 }); // warm-up
@@ -256,6 +259,7 @@ async function throughput(): Promise<Row[]> {
       }
     }
   } finally {
+    beforeStop();
     for (const server of servers) await stop(server);
   }
   return [...samples.values()].map((rs) => ({
@@ -267,6 +271,37 @@ async function throughput(): Promise<Row[]> {
     bad: rs.reduce((n, r) => n + r.bad, 0),
     cpu: median(rs.map((r) => r.cpu)),
   }));
+}
+
+async function throughput(): Promise<Row[]> {
+  return rounds([await simulator(), await prism(), await bare(), await fastifyFloor()]);
+}
+
+const JOURNAL_OFF = "simulator, journal off";
+const JOURNAL_ON = "simulator, journal on";
+const PAGE_OPEN = "simulator, journal on, page open";
+
+/** A client of the inspector's push channel, as the open page is: reads every frame until stopped. */
+function inspectorPage(base: string): { frames: () => number; close: () => void } {
+  const controller = new AbortController();
+  let frames = 0;
+  (async () => {
+    const res = await fetch(`${base}/_sim/ui/events`, { signal: controller.signal });
+    if (res.status !== 200) throw new Error(`the push channel answered ${res.status}`);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) frames += read.value.split("\n\n").length - 1;
+  })().catch((error: Error) => {
+    if (error.name !== "AbortError") console.log(`(the page's push channel failed: ${error.message})`);
+  });
+  return { frames: () => frames, close: () => controller.abort() };
+}
+
+/** The journal's cost: the same load with the journal off, on, and on with the page open. */
+async function journalCost(): Promise<{ rows: Row[]; frames: number }> {
+  const servers = [await simulator(["--journal-size", "0"], JOURNAL_OFF), await simulator([], JOURNAL_ON), await simulator([], PAGE_OPEN)];
+  const page = inspectorPage(servers[2]!.base);
+  const rows = await rounds(servers, () => page.close());
+  return { rows, frames: page.frames() };
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -345,7 +380,7 @@ async function eventDelivery(): Promise<{ delivery: number[]; submitToFrame: num
 const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 
 async function main() {
-  // BENCH_ONLY=first|throughput|events runs one part.
+  // BENCH_ONLY=first|throughput|events|journal runs one part.
   const only = process.env.BENCH_ONLY;
   console.log(`Simulator benchmark, Node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? "unknown"}), ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per server and scenario (medians)`);
   console.log(`Load average before the run: ${loadavg().map((l) => l.toFixed(2)).join(", ")} (other work on the machine skews every figure)`);
@@ -371,6 +406,22 @@ async function main() {
       const floor = of("fastify constants");
       console.log(`| ${scenario} | ${fmt(floor.rps / of("prism mock").rps, 1)}x | ${fmt((100 * floor.rps) / of("bare node:http").rps)}% | ${fmt(floor.p99, 1)} | ${fmt(floor.cpu)} | ${fmt(of("simulator").cpu - floor.cpu)} |`);
     }
+  }
+  if (!only || only === "journal") {
+    const { rows, frames } = await journalCost();
+    console.log("\nThe request journal's cost (target: <= 5% of the throughput with it off)");
+    console.log("| Scenario | Server | Requests/s | vs journal off | p99 ms | server CPU us/request | CPU vs journal off | non-2xx or errors |");
+    console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+    for (const scenario of Object.keys(scenarios)) {
+      const of = (server: string) => rows.find((r) => r.scenario === scenario && r.server === server)!;
+      const off = of(JOURNAL_OFF);
+      for (const r of [off, of(JOURNAL_ON), of(PAGE_OPEN)]) {
+        const rps = r === off ? "" : `${fmt((100 * (r.rps - off.rps)) / off.rps, 1)}%`;
+        const cpu = r === off ? "" : `${fmt((100 * (r.cpu - off.cpu)) / off.cpu, 1)}%`;
+        console.log(`| ${scenario} | ${r.server} | ${fmt(r.rps)} | ${rps} | ${fmt(r.p99, 1)} | ${fmt(r.cpu)} | ${cpu} | ${fmt(r.bad)} |`);
+      }
+    }
+    console.log(`(the page's push channel carried ${fmt(frames)} frames)`);
   }
   if (!only || only === "first") {
     const firstAnswer = await firstAnswers();

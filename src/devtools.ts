@@ -3,5 +3,5 @@
 // Worker handlers have their own entry point (`@generation-hub/devtools/msw`), so an app
 // that does not use MSW never loads it.
 export { startSimulator, Hub, demoKeys, demoAccounts, DEFAULT_BODY_LIMIT, ScenarioError, shippedNames, FaultError } from "./simulator/index.ts";
-export type { SimulatorOptions, RunningSimulator, HubOptions, AssetSource, SimRequest, SimResponse, StreamSink, Scenario, ScenarioFile, FaultSpec, FaultView } from "./simulator/index.ts";
+export type { SimulatorOptions, RunningSimulator, HubOptions, AssetSource, SimRequest, SimResponse, StreamSink, Scenario, ScenarioFile, FaultSpec, FaultView, RequestExchange, RequestFilter, RequestSummary } from "./simulator/index.ts";
 export * from "./conformance/index.ts";

@@ -23,6 +23,11 @@ export function statusOf(code: string): number {
 
 export const detailReasons: readonly string[] = (schema("DetailReason").anyOf as JsonObject[]).map((r) => String(r.const));
 
+/** What each detail reason means, as the contract describes it (the seed's "Reasons in details"). */
+export const detailReasonMeanings: ReadonlyMap<string, string> = new Map(
+  (schema("DetailReason").anyOf as JsonObject[]).map((r) => [String(r.const), String(r.description ?? "")]),
+);
+
 export const scopes: readonly string[] = (schema("Scope").enum as string[]).slice();
 
 export const generationStatuses = (schema("GenerationStatus").anyOf as JsonObject[]).map((r) => ({

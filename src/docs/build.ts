@@ -6,10 +6,11 @@
 //   guides/<slug>.html    the guides, from docs/guides/*.md
 //   openapi.json/.yaml    the contract as published (generated/, unchanged)
 //   assets/               the site's stylesheet and the renderer's logo
+//   images/               the pictures of the project's documents (docs/images/)
 // The build fails on a missing guide, a sample for an unknown operation, or any broken
 // internal link (check.ts).
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -19,7 +20,7 @@ import { contract, type JsonObject } from "../contract/index.ts";
 import { checkSite } from "./check.ts";
 import { docsDocument, type CodeSample } from "./enrich.ts";
 import { assertGapLinks, gaps } from "./gaps.ts";
-import { readGuides, readProjectDocs, renderGuide, type RenderedGuide } from "./guides.ts";
+import { PROJECT_IMAGES, readGuides, readProjectDocs, renderGuide, type RenderedGuide } from "./guides.ts";
 import { SITE_CSS, page } from "./layout.ts";
 import { escapeHtml } from "./markdown.ts";
 import { REFERENCE_PAGE, knownRoutes, referenceOperations } from "./routes.ts";
@@ -167,6 +168,8 @@ export async function buildDocsSite(options: BuildDocsOptions): Promise<void> {
   writeFileSync(join(outDir, "assets/site.css"), SITE_CSS);
   copyFileSync(join(root, "generated/openapi.json"), join(outDir, "openapi.json"));
   copyFileSync(join(root, "generated/openapi.yaml"), join(outDir, "openapi.yaml"));
+  // The pictures the project's documents show (the simulator guide's screenshots).
+  if (existsSync(join(root, PROJECT_IMAGES))) cpSync(join(root, PROJECT_IMAGES), join(outDir, "images"), { recursive: true });
   await reference;
 
   const problems = checkSite(outDir, { referenceRoutes: knownRoutes(doc) });

@@ -217,7 +217,10 @@ function guideLinksOut(markdown: string, pages: ReadonlyMap<string, string>): st
   });
 }
 
-/** In a project document, links to files of the repository become `repo:` mentions. */
+/** Pictures of the project's documents (`docs/images/`): the site carries them at `images/`. */
+export const PROJECT_IMAGES = "docs/images/";
+
+/** In a project document, links to files of the repository become `repo:` mentions; its pictures, files of the site. */
 function projectLinks(markdown: string, path: string): string {
   const dir = path.split("/").slice(0, -1);
   return markdown.replace(/\]\(([^)\s]+)\)/g, (whole, href: string) => {
@@ -227,7 +230,9 @@ function projectLinks(markdown: string, path: string): string {
       if (seg === "..") parts.pop();
       else if (seg !== "." && seg !== "") parts.push(seg);
     }
-    return `](repo:${parts.join("/")})`;
+    const target = parts.join("/");
+    if (target.startsWith(PROJECT_IMAGES)) return `](site:images/${target.slice(PROJECT_IMAGES.length)})`;
+    return `](repo:${target})`;
   });
 }
 

@@ -1,6 +1,6 @@
 // JSON helpers over any copy of the document (the contract's own `deref` always reads the
 // shared bundle; the docs build works on a copy and must resolve inside it).
-import type { Json, JsonObject } from "../contract/index.ts";
+import type { Json, JsonObject } from "../contract/document.ts";
 
 /** The object at a path of keys, or undefined. */
 export function at(doc: JsonObject, path: string[]): JsonObject | undefined {

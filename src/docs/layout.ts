@@ -94,6 +94,7 @@ h1 .anchor, h2 .anchor, h3 .anchor, h4 .anchor { visibility: hidden; margin-left
 h1:hover .anchor, h2:hover .anchor, h3:hover .anchor, h4:hover .anchor { visibility: visible; }
 code { font: .88em/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; background: var(--bg-soft); padding: .1em .3em; border-radius: 4px; }
 pre { background: var(--bg-soft); border: 1px solid var(--line); border-radius: 6px; padding: .9rem 1rem; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; }
+main img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
 pre code { background: none; padding: 0; font-size: .85rem; }
 div.table { overflow-x: auto; }
 table { border-collapse: collapse; margin: 1rem 0; font-size: .92rem; }

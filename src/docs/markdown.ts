@@ -286,6 +286,16 @@ function renderInline(text: string, ctx: Context): string {
         continue;
       }
     }
+    if (ch === "!" && text[k + 1] === "[") {
+      const image = parseLink(text, k + 1);
+      if (image) {
+        const src = ctx.options.resolveLink ? ctx.options.resolveLink(image.href) : image.href;
+        ctx.links.push(src);
+        out += `<img src="${escapeHtml(src)}" alt="${escapeHtml(stripInline(image.label))}">`;
+        k = image.end;
+        continue;
+      }
+    }
     if (ch === "[") {
       const link = parseLink(text, k);
       if (link) {

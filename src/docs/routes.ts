@@ -2,7 +2,7 @@
 // `#/<tag>/<operationId>` for an operation or webhook, `#/schemas/<Name>` for a schema
 // component, all lower-cased. The browser test opens every one of these and checks the
 // page it lands on, so a change of Redoc's routing fails a test instead of breaking links.
-import { METHODS, contract, type JsonObject } from "../contract/index.ts";
+import { METHODS, contract, type JsonObject } from "../contract/document.ts";
 import { derefIn } from "./json.ts";
 
 /** The page of the reference, relative to the site root. */

@@ -185,6 +185,13 @@ export const SETTINGS: readonly Setting[] = [
   { flag: "oauth-refresh-seconds", env: "SIM_OAUTH_REFRESH_SECONDS", kind: "number", help: "an unused OAuth refresh token expires after this many simulated seconds (default 2592000, 30 days)", apply: (o, v) => (oauthOf(o).refreshTokenSeconds = v as number) },
   { flag: "oauth-grant-seconds", env: "SIM_OAUTH_GRANT_SECONDS", kind: "number", help: "absolute lifetime of an OAuth grant in simulated seconds (default 7776000, 90 days)", apply: (o, v) => (oauthOf(o).grantSeconds = v as number) },
   { flag: "oauth-code-seconds", env: "SIM_OAUTH_CODE_SECONDS", kind: "number", help: "OAuth authorization code lifetime in simulated seconds (default 60)", apply: (o, v) => (oauthOf(o).codeSeconds = v as number) },
+  {
+    flag: "journal-size", env: "SIM_JOURNAL_SIZE", kind: "number", help: "requests the journal keeps for the inspector (/_sim/ui/) and GET /_sim/requests, the most recent (default 200; 0 turns it off)",
+    apply: (o, v) => {
+      if (!Number.isInteger(v)) throw new Error(`--journal-size (SIM_JOURNAL_SIZE) is a whole number, got ${v}`);
+      o.journalSize = v as number;
+    },
+  },
   { flag: "faults", env: "SIM_FAULTS", kind: "string", help: "faults to inject (the simulator guide's Faults, at /docs/guides/simulator.html#faults): JSON, a .json file, or words such as \"kind=service_unavailable route=readAccount count=2; kind=latency latency_ms=300 rate=0.1\" (default none)", apply: (o, v) => (o.faults = faultsOption(String(v))) },
   { flag: "log", env: "SIM_LOG", kind: "boolean", help: "log every request (Fastify's logger)", apply: (o, v) => (o.logger = v as boolean) },
 ];
@@ -302,6 +309,7 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
       ...(network ? networkWarning(host, sim.control) : []),
       `  API:        ${sim.url}/v1   (Authorization: Bearer <key>)`,
       `  Events:     ${sim.url}/v1/events`,
+      `  Inspector:  ${sim.control ? `${sim.url}/_sim/ui/   (live requests, state, controls)` : "off, with the control interface"}`,
       `  Control:    ${control}`,
       `  Docs:       ${sim.url}/docs/`,
       `  Site:       ${sim.url}/site/sign-in   (session cookie gh_session; subscription actions)`,

@@ -10,6 +10,7 @@ import type { CredentialResolver } from "./domain/credentials.ts";
 import { EventHub } from "./domain/events.ts";
 import { FaultPlan } from "./domain/faults.ts";
 import { GenerationEngine } from "./domain/generations.ts";
+import { Journal } from "./domain/journal.ts";
 import { tokenResolver } from "./domain/oauth/grants.ts";
 import { parseMarkers, stepsFrom } from "./domain/outcomes.ts";
 import { quickValidator } from "./domain/quick-validators.ts";
@@ -21,13 +22,14 @@ import type { Handler } from "./pipeline/context.ts";
 import { dispatch, refusalFor, type Mount, type Routes } from "./pipeline/dispatch.ts";
 import { CONTROL_GUARD } from "./pipeline/guard.ts";
 import type { BodyAnswer, SimRequest, SimResponse } from "./pipeline/exchange.ts";
+import type { AdapterCheck } from "./pipeline/journal.ts";
 import type { HubServices } from "./pipeline/services.ts";
 import type { HubBase } from "./state/base.ts";
 import { SimClock } from "./state/clock.ts";
 import { readFaults, type Fault } from "./state/faults.ts";
 import { createState, type HubState } from "./state/hub-state.ts";
 import { resolveOptions, type ResolvedOAuthOptions } from "./state/oauth.ts";
-import { DEFAULT_RATE_LIMITS, DEFAULT_TIMING, retentionOf, type AssetSource, type HubOptions, type RateLimitConfig, type Retention, type Timing } from "./state/options.ts";
+import { DEFAULT_JOURNAL_SIZE, DEFAULT_RATE_LIMITS, DEFAULT_TIMING, retentionOf, type AssetSource, type HubOptions, type RateLimitConfig, type Retention, type Timing } from "./state/options.ts";
 import { ScenarioCapture } from "./state/scenario/export.ts";
 import type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
 import { scenarioFrom } from "./state/scenario/read.ts";
@@ -68,6 +70,8 @@ export class Hub implements HubBase, HubServices {
   readonly oauthOptions: ResolvedOAuthOptions;
   readonly resolvers: readonly CredentialResolver[];
   readonly faults = new FaultPlan();
+  /** The most recent exchanges, masked (`journalSize`; the inspector at /_sim/ui/ and `control.requests()` read it). */
+  readonly journal: Journal;
   /** Handlers by operationId and the mounts outside the contract (storage, site, consent, /_sim/). */
   readonly routes: Routes;
   ids = new IdMaker();
@@ -105,6 +109,9 @@ export class Hub implements HubBase, HubServices {
       (options.heartbeatSeconds ?? limits.heartbeatSeconds) * 1000,
       this.retention.events,
     );
+    this.journal = new Journal(options.journalSize ?? DEFAULT_JOURNAL_SIZE);
+    // A generation moving on the clock changes the state without a request: watchers hear of it.
+    this.events.onEmit = () => this.journal.stateChanged();
     this.generations = new GenerationEngine(this, this.events);
     this.sessions = new SessionStore(this, options.session ?? {}, this.limiter.config.accountQuota);
     this.oauthOptions = resolveOptions(options.oauth);
@@ -125,9 +132,13 @@ export class Hub implements HubBase, HubServices {
     return dispatch(this, this.routes, req);
   }
 
-  /** An envelope answer for a request refused before it reached the pipeline (an adapter's 413, say). */
-  refuse(req: SimRequest, code: string, message?: string, details?: Detail[]): BodyAnswer {
-    return refusalFor(this, req, refuse(code, { ...(message ? { message } : {}), ...(details ? { details } : {}) }));
+  /**
+   * An envelope answer for a request refused before it reached the pipeline (an adapter's
+   * 413, say); `by` names the adapter's check (`host allow-list`, `body limit`), and the
+   * request journal records the request under it.
+   */
+  refuse(req: SimRequest, code: string, message?: string, details?: Detail[], by?: AdapterCheck): BodyAnswer {
+    return refusalFor(this, req, refuse(code, { ...(message ? { message } : {}), ...(details ? { details } : {}) }), by);
   }
 
   /** The scenario in force: the one loaded since the last reset, else the starting one. */
@@ -181,12 +192,14 @@ export class Hub implements HubBase, HubServices {
    * Back to the start, so each test of a suite that resets before it starts alike: the
    * starting scenario (a scenario loaded since is gone), the options' faults and its own
    * (counts and draws anew), the clock's starting speed; open streams end, history and ids
-   * of the old state become unknown. The clock's time goes on from where it is (times of
-   * the scenario count from now).
+   * of the old state become unknown; the request journal starts empty (the reset itself is
+   * its first entry). The clock's time goes on from where it is (times of the scenario
+   * count from now).
    */
   reset(): void {
     this.#scenario = this.#starting;
     this.#restartFaults(this.#scenario);
+    this.journal.clear();
     this.clock.setSpeed(this.options.clockSpeed ?? 1);
     this.#renew();
   }

@@ -7,6 +7,7 @@ import { Hub, type HubOptions } from "./hub.ts";
 import { fileAssets } from "./http/assets.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/body-limits.ts";
 import { createServer, type ServerOptions } from "./http/server.ts";
+import { HubControl, type RequestExchange, type RequestFilter, type RequestSummary } from "./msw/control.ts";
 
 export { Hub } from "./hub.ts";
 export type { HubOptions, AssetSource, Mount } from "./hub.ts";
@@ -14,6 +15,7 @@ export type { SimRequest, SimResponse, StreamSink } from "./pipeline/exchange.ts
 export { demoKeys, demoAccounts } from "./state/fixtures/accounts.ts";
 export { ScenarioError, shippedNames, type Scenario, type ScenarioFile } from "./hub.ts";
 export { FaultError, type Fault, type FaultSpec, type FaultView } from "./hub.ts";
+export type { RequestExchange, RequestFilter, RequestSummary } from "./msw/control.ts";
 
 export interface SimulatorOptions extends HubOptions, Partial<Omit<ServerOptions, "controlOff">> {
   /**
@@ -39,6 +41,13 @@ export interface RunningSimulator {
   /** Whether /_sim/ is served (off on a non-loopback host without `exposeControl`). */
   control: boolean;
   hub: Hub;
+  /**
+   * The request journal's rows, newest first (`GET /_sim/requests`): what your app sent and
+   * what the hub answered, with the refusal's reason; credentials by id, never by value.
+   */
+  requests(filter?: RequestFilter): Promise<RequestSummary[]>;
+  /** One whole exchange of the journal by its `seq` (`GET /_sim/requests/{seq}`). */
+  exchange(seq: number): Promise<RequestExchange>;
   /** Until `build` settles, /docs answers a page saying the docs are being built (not a 404). */
   docsBuilding(build: Promise<unknown>): void;
   close(): Promise<void>;
@@ -99,11 +108,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const urls = addressesOf(host, port);
   const shownHost = host === "0.0.0.0" || host === "" ? "127.0.0.1" : host === "::" ? "::1" : host;
   let closed: Promise<void> | undefined;
+  const url = addressUrl(shownHost, port);
+  // In process, through the hub's own control routes (as the MSW handlers' `control`).
+  const inProcess = new HubControl(hub, url);
+  const off = () => Promise.reject(new Error("The control interface /_sim/ is off for this simulator (control: false, or a host other than loopback without exposeControl), and the request journal is read through it."));
   return {
-    url: addressUrl(shownHost, port),
+    url,
     urls: urls.length > 0 ? urls : [addressUrl(shownHost, port)],
     control,
     hub,
+    requests: (filter) => (control ? inProcess.requests(filter) : off()),
+    exchange: (seq) => (control ? inProcess.exchange(seq) : off()),
     docsBuilding(build) {
       pendingDocs++;
       const done = () => void pendingDocs--;

@@ -138,6 +138,16 @@ describe("the dev tools installed in another project", () => {
     expect(mock.output()).toContain(`Details: ${mock.url}/docs/guides/simulator.html.`);
     expect((await fetch(`${mock.url}/docs/guides/simulator.html`)).status).toBe(200);
     expect(repositoryPointers(mock.output())).toEqual([]);
+    // The request inspector: printed, served with its script from the package, and its journal holds the request above.
+    expect(mock.output()).toContain(`Inspector:  ${mock.url}/_sim/ui/`);
+    const page = await fetch(`${mock.url}/_sim/ui/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
+    const script = await fetch(`${mock.url}/_sim/ui/app.js`);
+    expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+    expect(await script.text()).toContain("/_sim/ui/events");
+    const rows = (await (await fetch(`${mock.url}/_sim/requests?route=readAccount`)).json()).data;
+    expect(rows[0]).toMatchObject({ path: "/v1/me", status: 200, credential: { id: "key_full" } });
   });
 
   it("what the commands print speaks from the user's project: the usage of each command and its one-line refusals point at no path, document, script or root of the repository", () => {
@@ -360,13 +370,14 @@ async function run() {
     expect(run(process.execPath, ["schema.mjs"], project).trim()).toBe("true");
   });
 
-  it("startSimulator() from the package's library entry point serves the same simulator", async () => {
+  it("startSimulator() from the package's library entry point serves the same simulator, and reads its request journal", async () => {
     writeFileSync(join(project, "start.mjs"), `import { startSimulator } from "@generation-hub/devtools";
 const sim = await startSimulator({ port: 0, clockSpeed: 0 });
 const r = await fetch(sim.url + "/v1/whoami", { headers: { authorization: "Bearer ghk_demo_full" } });
-console.log(r.status, (await r.json()).channel);
+const [row] = await sim.requests({ route: "readWhoami" });
+console.log(r.status, (await r.json()).channel, row.credential.id);
 await sim.close();
 `);
-    expect(run(process.execPath, ["start.mjs"], project).trim()).toBe("200 api_key");
+    expect(run(process.execPath, ["start.mjs"], project).trim()).toBe("200 api_key key_full");
   });
 });

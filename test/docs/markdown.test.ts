@@ -52,6 +52,12 @@ describe("guides' Markdown renderer", () => {
     expect(r.links).toEqual(["resolved/op:submitGeneration", "resolved/b.md#x"]);
   });
 
+  it("renders an image through the resolver, its alt text escaped", () => {
+    const r = renderMarkdown("Look: ![The **page** <live>](images/page.png)", { resolveLink: (href) => `../${href}` });
+    expect(r.html).toContain('<img src="../images/page.png" alt="The page &lt;live&gt;">');
+    expect(r.links).toEqual(["../images/page.png"]);
+  });
+
   it("a resolver that throws fails the render (a broken link fails the build)", () => {
     expect(() =>
       renderMarkdown("[x](op:nope)", {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { coreControl } from "../../src/simulator/handlers/control/core.ts";
 import { faultsControl } from "../../src/simulator/handlers/control/faults.ts";
+import { inspectorControl } from "../../src/simulator/handlers/control/inspector/index.ts";
 import { libraryControl } from "../../src/simulator/handlers/control/library.ts";
 import { oauthControl } from "../../src/simulator/handlers/control/oauth.ts";
 import { scenarioControl } from "../../src/simulator/handlers/control/scenarios.ts";
@@ -22,15 +23,17 @@ function ask(method: string, path: string, body?: unknown) {
     body: body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(body)),
     baseUrl: "http://127.0.0.1:4010",
   });
-  // A stream (the scenario export, written a slice at a time) was routed to its handler.
+  // A stream (the scenario export written a slice at a time, the inspector's push channel)
+  // was routed to its handler; the inspector's page, script and style are not JSON.
   if (answer.kind === "stream") return { status: answer.status, headers: answer.headers, json: {} };
   if (answer.kind !== "body") throw new Error(`${method} ${path} answered a ${answer.kind}`);
-  return { status: answer.status, headers: answer.headers, json: JSON.parse(answer.body as string) };
+  const json = (answer.headers["content-type"] ?? "").includes("json") ? JSON.parse(answer.body as string) : {};
+  return { status: answer.status, headers: answer.headers, json };
 }
 
 describe("the control table", () => {
   it("holds every module's routes, none claimed twice", () => {
-    const modules = [coreControl, scenarioControl, faultsControl, libraryControl, sessionsControl, subscriptionControl, oauthControl];
+    const modules = [coreControl, scenarioControl, faultsControl, libraryControl, sessionsControl, subscriptionControl, oauthControl, inspectorControl];
     const all = modules.flatMap((m) => Object.keys(m));
     expect(all.length).toBeGreaterThan(40);
     expect(new Set(all).size).toBe(all.length);

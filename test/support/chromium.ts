@@ -1,25 +1,10 @@
 // Headless Chromium for the browser checks (reference docs, OAuth consent screen):
 // Debian's `chromium` driven by playwright-core. Where it is missing the checks cannot
 // run: they say so loudly, and in CI (CI=true, where .ci/run installs it) that fails.
-import { existsSync } from "node:fs";
+import { chromiumPath } from "../../scripts/lib/chromium.ts";
 import { reportMissingTool } from "./missing-tool.ts";
 
-export function chromiumPath(): string | undefined {
-  const candidates = process.env.CHROMIUM_PATH ? [process.env.CHROMIUM_PATH] : ["/usr/bin/chromium", "/usr/bin/chromium-browser"];
-  return candidates.find((p) => existsSync(p));
-}
-
-/** Flags for a headless Chromium on a closed network (see the toolchain notes). */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
+export { CHROMIUM_ARGS, chromiumPath } from "../../scripts/lib/chromium.ts";
 
 /**
  * Chromium's path for a browser check named `check` in `file`. Without Chromium it

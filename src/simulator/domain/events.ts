@@ -73,6 +73,9 @@ export class EventHub {
   #byAccount = new Map<string, Set<OpenStream>>();
   #perKey = new Map<string, number>();
 
+  /** Told after every event (the inspector's push channel, which then says the state changed). */
+  onEmit: (() => void) | null = null;
+
   constructor(
     private readonly clock: SimClock,
     private epoch: string,
@@ -123,6 +126,7 @@ export class EventHub {
     const type = logged.type;
     log.events.push(logged);
     this.#prune(log);
+    this.onEmit?.();
     const open = this.#byAccount.get(accountId);
     if (!open || open.size === 0) return;
     const text = this.#text(accountId, logged);
@@ -148,6 +152,21 @@ export class EventHub {
     this.#prune(log);
     if (seq < log.prunedThrough) return { kind: "reset", reason: "cursor_expired" };
     return { kind: "resume", after: seq };
+  }
+
+  /** The account's retained events from simulated time `since` on, oldest first (generations' timelines, for the inspector). */
+  *history(accountId: string, since = -Infinity): Generator<LoggedEvent> {
+    const log = this.#logs.get(accountId);
+    if (!log) return;
+    // Events are logged in time order: the first one at or after `since` by binary search.
+    let lo = log.start;
+    let hi = log.events.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (log.events[mid]!.at < since) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < log.events.length; i++) yield log.events[i]!;
   }
 
   streamsOfKey(keyId: string): number {

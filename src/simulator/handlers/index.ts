@@ -9,6 +9,7 @@ import { catalogHandlers } from "./catalog.ts";
 import type { ControlRoutes } from "./control/body.ts";
 import { coreControl } from "./control/core.ts";
 import { faultsControl } from "./control/faults.ts";
+import { inspectorControl } from "./control/inspector/index.ts";
 import { libraryControl } from "./control/library.ts";
 import { oauthControl } from "./control/oauth.ts";
 import { scenarioControl } from "./control/scenarios.ts";
@@ -53,4 +54,5 @@ export const controlHandlers: ControlRoutes = {
   ...sessionsControl,
   ...subscriptionControl,
   ...oauthControl,
+  ...inspectorControl,
 };

@@ -286,23 +286,23 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     const host = request.raw.headers.host;
     // Every route, docs and preflight included: HTTP/1.1 requires Host (RFC 9112).
     if (host === undefined && request.raw.httpVersion === "1.1") {
-      send(request, reply, hub.refuse(simRequest(request), "invalid_request", "An HTTP/1.1 request must carry a Host header.", [{ field: "Host", reason: "required", message: "Host is required" }]));
+      send(request, reply, hub.refuse(simRequest(request), "invalid_request", "An HTTP/1.1 request must carry a Host header.", [{ field: "Host", reason: "required", message: "Host is required" }], "host header"));
       return;
     }
     if (host !== undefined && !allowsHost(host)) {
-      send(request, reply, hub.refuse(simRequest(request), "origin_mismatch", hostRefused(host)));
+      send(request, reply, hub.refuse(simRequest(request), "origin_mismatch", hostRefused(host), undefined, "host allow-list"));
       return;
     }
     const path = pathOf(request);
     if (options.controlOff && (path === "/_sim" || path.startsWith("/_sim/"))) {
-      send(request, reply, hub.refuse(simRequest(request), "not_found", options.controlOff));
+      send(request, reply, hub.refuse(simRequest(request), "not_found", options.controlOff, undefined, "control off"));
       return;
     }
     const origin = request.headers.origin;
     const preflight = request.method === "OPTIONS" && origin !== undefined && request.headers["access-control-request-method"] !== undefined;
     if (preflight && !corsAllows(options.cors, origin, path)) {
       // Closed as on the real hub; the answer (visible in the browser's network panel) says why and what to do.
-      send(request, reply, hub.refuse(simRequest(request), "not_found", closedCors(origin!, path)));
+      send(request, reply, hub.refuse(simRequest(request), "not_found", closedCors(origin!, path), undefined, "cors"));
       return;
     }
     if (preflight) {
@@ -347,9 +347,9 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     const req = simRequest(request);
     let answer: SimResponse;
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413) {
-      answer = hub.refuse(req, "request_too_large", tooLargeMessage(options.bodyLimit));
+      answer = hub.refuse(req, "request_too_large", tooLargeMessage(options.bodyLimit), undefined, "body limit");
     } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      answer = hub.refuse(req, "invalid_request", "The request body could not be read.");
+      answer = hub.refuse(req, "invalid_request", "The request body could not be read.", undefined, "body reading");
     } else {
       if (options.logger) request.log.error(error);
       else console.error("simulator: request failed", error);

@@ -6,6 +6,7 @@ import type { GenerationRecord } from "../../../generated/types.ts";
 import type { FaultView } from "../domain/faults.ts";
 import type { Outcome } from "../domain/outcomes.ts";
 import type { SessionStore } from "../domain/sessions.ts";
+import type { RequestExchange, RequestSummary } from "../handlers/control/inspector/views.ts";
 import type { Hub } from "../hub.ts";
 import type { Account, ApiKey } from "../state/accounts.ts";
 import type { FaultSpec } from "../state/faults.ts";
@@ -83,6 +84,38 @@ export interface ScenarioSummary {
 /** A scenario just loaded: its name, description and the keys it holds (with secrets). */
 export interface LoadedScenario extends ScenarioSummary {
   keys: { secret: string; id: string; account_id: string; purpose?: string }[];
+}
+
+export type { RequestExchange, RequestSummary } from "../handlers/control/inspector/views.ts";
+
+/** Which rows of the request journal to answer (`GET /_sim/requests`); every field narrows, none: the newest 100. */
+export interface RequestFilter {
+  /** Status classes (`"4xx"`) or statuses (`404`; `0`: no answer, a dropped connection). */
+  status?: string | number | readonly (string | number)[];
+  /** The operationId (`"submitGeneration"`), the control route (`"POST /_sim/clock/advance"`), or a path prefix (`"/v1/library"`). */
+  route?: string;
+  /** A credential's id (`"key_full"`, a grant's, a session's), its account, or a part of its label; `"none"`: requests without one. */
+  credential?: string;
+  /** Text anywhere in the row, the request or the answer (bodies masked). */
+  text?: string;
+  /** The request id (`X-Request-Id`). */
+  requestId?: string;
+  /** Only rows recorded after this journal number (`seq`): what happened since a row you have seen. */
+  after?: number;
+  /** At most this many rows (default 100, 1 to 10,000). */
+  limit?: number;
+}
+
+/** The query of `GET /_sim/requests` for a filter. */
+export function requestQuery(filter: RequestFilter): string {
+  const query = new URLSearchParams();
+  const statuses = filter.status === undefined ? [] : Array.isArray(filter.status) ? filter.status : [filter.status];
+  if (statuses.length > 0) query.set("status", statuses.join(","));
+  for (const [name, value] of [["route", filter.route], ["credential", filter.credential], ["q", filter.text], ["request_id", filter.requestId], ["after", filter.after], ["limit", filter.limit]] as const) {
+    if (value !== undefined) query.set(name, String(value));
+  }
+  const text = query.toString();
+  return text === "" ? "requests" : `requests?${text}`;
 }
 
 /** A control request the hub refused: `status` and the API's error envelope in `body`. */
@@ -312,5 +345,24 @@ export class HubControl {
   /** Takes every fault out of force; resolves with how many there were. */
   async clearFaults(): Promise<number> {
     return (await this.request<{ cleared: number }>("DELETE", "faults")).cleared;
+  }
+
+  /**
+   * The request journal's rows, newest first: what the app sent and what the hub answered,
+   * with the refusal's reason in words; credentials by id, never by value. A reset empties
+   * the journal (the reset is then its first row).
+   */
+  async requests(filter: RequestFilter = {}): Promise<RequestSummary[]> {
+    return (await this.request<{ data: RequestSummary[] }>("GET", requestQuery(filter))).data;
+  }
+
+  /** One whole exchange of the journal by its `seq`: both sides masked, a stream's latest frames, a curl line that sends it again. */
+  exchange(seq: number): Promise<RequestExchange> {
+    return this.request("GET", `requests/${seq}`);
+  }
+
+  /** Forgets every row of the journal. */
+  async clearRequests(): Promise<void> {
+    await this.request("DELETE", "requests");
   }
 }

@@ -28,10 +28,10 @@ export async function answerWithHub(hub: Hub, request: Request, bodyLimit: numbe
   const req = simRequestOf(request, url);
   try {
     const limit = bodyLimitOf(req.method, url.pathname, bodyLimit);
-    if (Number(request.headers.get("content-length")) > limit) return toResponse(hub, req, hub.refuse(req, "request_too_large", tooLargeMessage(limit)), request.signal);
+    if (Number(request.headers.get("content-length")) > limit) return toResponse(hub, req, hub.refuse(req, "request_too_large", tooLargeMessage(limit), undefined, "body limit"), request.signal);
     if (request.body !== null) {
       const body = new Uint8Array(await request.arrayBuffer());
-      if (body.byteLength > limit) return toResponse(hub, req, hub.refuse(req, "request_too_large", tooLargeMessage(limit)), request.signal);
+      if (body.byteLength > limit) return toResponse(hub, req, hub.refuse(req, "request_too_large", tooLargeMessage(limit), undefined, "body limit"), request.signal);
       req.body = body;
       // A browser never shows Content-Length to script or to a service worker (the network
       // layer adds it); the hub sees it as a server would (a storage PUT must match the ticket's).

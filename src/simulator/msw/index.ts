@@ -14,6 +14,9 @@ export {
   type KeyChanges,
   type LoadedScenario,
   type NewKey,
+  type RequestExchange,
+  type RequestFilter,
+  type RequestSummary,
   type ScenarioSummary,
   type SessionView,
 } from "./control.ts";

@@ -25,6 +25,16 @@ export interface Ctx {
   credential?: Credential;
   account?: Account;
   rate?: WindowState;
+  /** What the request journal notes (pipeline/journal.ts): the route outside the contract that answered (`POST /_sim/clock/advance`, `/storage/`), */
+  route?: string;
+  /** the rung that refused it (of the ladder or a guard; `fault` for an injected error), */
+  refusedBy?: string;
+  /** the refusal answered, */
+  refusal?: Refusal;
+  /** the fault that acted on it (`flt_1 latency`), */
+  fault?: string;
+  /** and false when the journal keeps out of it (the inspector's own reads). */
+  journal?: false;
 }
 
 export type Handler = (ctx: Ctx) => SimResponse | Refusal;
@@ -70,6 +80,7 @@ export function jsonText(ctx: Ctx, status: number, text: string, extra?: Record<
 }
 
 export function refusalAnswer(ctx: Ctx, refusal: Refusal): BodyAnswer {
+  ctx.refusal = refusal;
   const extra: Record<string, string> = { ...refusal.options.headers };
   if (refusal.options.retryAfter !== undefined) extra["retry-after"] = String(refusal.options.retryAfter);
   return json(ctx, refusal.status, envelope(refusal, ctx.requestId, ctx.lang), extra);

@@ -1,10 +1,19 @@
-// The request pipeline. Route dispatch is driven by the contract: a mount outside it
-// (storage, the site, /_sim/) answers after its guard; every other request climbs the
-// refusal ladder in the seed's order (pipeline/ladder.ts), then reaches the operation's
-// handler. Nothing a handler throws leaves as anything but an envelope.
+// The request pipeline, one request in named stages (as Fastify's hooks name theirs):
+//
+//   context   the request's id, language and base address (contextOf)
+//   route     a mount outside the contract (storage, the site, /_sim/) answers after its
+//             guard; every other request climbs the refusal ladder in the seed's order
+//             (pipeline/ladder.ts), then reaches the operation's handler; faults act at
+//             the handler's door (pipeline/faults.ts). Nothing a handler throws leaves as
+//             anything but an envelope.
+//   journal   the exchange is recorded in the request journal, masked (pipeline/journal.ts)
+//
+// A request the adapter refuses before the hub sees it (a Host not allowed, a body too
+// large) passes the context and journal stages only (refusalFor).
 import { headerOf, isRefusal, refusalAnswer, type Ctx } from "./context.ts";
 import { climb, LADDER, type Rung } from "./ladder.ts";
 import { withFaults } from "./faults.ts";
+import { journaled, type AdapterCheck } from "./journal.ts";
 import { languageOf, refuse, type Refusal } from "../domain/refusal.ts";
 import type { BodyAnswer, SimRequest, SimResponse } from "./exchange.ts";
 import type { Handler } from "./context.ts";
@@ -37,6 +46,7 @@ function contextOf(hub: HubServices, req: SimRequest): Ctx {
   const q = req.url.indexOf("?");
   const path = q < 0 ? req.url : req.url.slice(0, q);
   const given = req.headers["x-request-id"];
+  // Every field a later stage may set is here from the start: one shape for every request.
   return {
     hub,
     req,
@@ -46,21 +56,44 @@ function contextOf(hub: HubServices, req: SimRequest): Ctx {
     lang: languageOf(headerOf({ req } as Ctx, "accept-language")),
     baseUrl: hub.publicUrl ?? req.baseUrl,
     params: {},
+    operation: undefined,
+    credential: undefined,
+    account: undefined,
+    rate: undefined,
+    route: undefined,
+    refusedBy: undefined,
+    refusal: undefined,
+    fault: undefined,
+    journal: undefined,
   };
 }
 
-/** An envelope answer for a request the adapter refuses before the hub sees it (413, ...). */
-export function refusalFor(hub: HubServices, req: SimRequest, refusal: Refusal): BodyAnswer {
-  return refusalAnswer(contextOf(hub, req), refusal);
+/**
+ * An envelope answer for a request the adapter refuses before the hub sees it (413, ...);
+ * `by` names the adapter's check, and the journal records the request under it.
+ */
+export function refusalFor(hub: HubServices, req: SimRequest, refusal: Refusal, by?: AdapterCheck): BodyAnswer {
+  const ctx = contextOf(hub, req);
+  const started = performance.now();
+  const answer = refusalAnswer(ctx, refusal);
+  if (by === undefined) return answer;
+  ctx.refusedBy = by;
+  journaled(ctx, answer, started);
+  return answer;
 }
 
 export function dispatch(hub: HubServices, routes: Routes, req: SimRequest): SimResponse {
   const ctx = contextOf(hub, req);
-  const path = ctx.path;
+  const started = hub.journal.on ? performance.now() : 0;
+  return journaled(ctx, answerOf(routes, ctx), started);
+}
+
+/** The route stage: the answer of the mount or the operation, an envelope whatever happens. */
+function answerOf(routes: Routes, ctx: Ctx): SimResponse {
   try {
     return route(routes, ctx);
   } catch (error) {
-    console.error(`simulator: ${req.method} ${path} failed (request ${ctx.requestId})`, error);
+    console.error(`simulator: ${ctx.req.method} ${ctx.path} failed (request ${ctx.requestId})`, error);
     ctx.rate = undefined;
     return refusalAnswer(ctx, refuse("internal_error"));
   }
@@ -69,6 +102,7 @@ export function dispatch(hub: HubServices, routes: Routes, req: SimRequest): Sim
 function route(routes: Routes, ctx: Ctx): SimResponse {
   for (const mount of routes.mounts) {
     if (!underMount(ctx.path, mount.prefix)) continue;
+    ctx.route = mount.prefix;
     const refused = mount.guard && climb(mount.guard, ctx);
     if (refused) return refusalAnswer(ctx, refused);
     if (mount.faults === false) return settle(ctx, mount.handle(ctx));

@@ -25,13 +25,16 @@ export function withFaults(ctx: Ctx, handle: () => SimResponse): SimResponse {
   const target: FaultTarget = { path: ctx.path, operation: ctx.operation };
   const before = plan.decide("before", target);
   if (!before) return spoiled(ctx, target, handle());
+  ctx.fault = `${before.id} ${before.kind}`;
   switch (before.kind) {
     case "latency":
       return delayed(handle(), before.latency_ms);
     case "internal_error":
     case "service_unavailable":
+      ctx.refusedBy = "fault";
       return refusalAnswer(ctx, refuse(before.kind, { message: injected(before, errorCodes.get(before.kind)?.meaning ?? before.kind) }));
     case "rate_limited":
+      ctx.refusedBy = "fault";
       return refusalAnswer(ctx, limited(ctx, before));
     default:
       return DROPPED;
@@ -85,6 +88,7 @@ function spoiled(ctx: Ctx, target: FaultTarget, answer: SimResponse): SimRespons
     case "stream": {
       const fault = ctx.hub.faults.decide("answer", target, "stream");
       if (!fault) return answer;
+      ctx.fault = `${fault.id} ${fault.kind}`;
       if (fault.kind === "stream_cut" || fault.kind === "stream_silent") return faultyStream(answer, fault.kind, fault.after_frames ?? 0);
       return DROPPED;
     }
@@ -98,6 +102,7 @@ function spoiledBody(ctx: Ctx, target: FaultTarget, answer: BodyAnswer | Dropped
   const body = answer.body === undefined ? undefined : typeof answer.body === "string" ? utf8.encode(answer.body) : answer.body;
   const fault = ctx.hub.faults.decide("answer", target, body && body.length > 0 ? "body" : "empty");
   if (!fault) return answer;
+  ctx.fault = `${fault.id} ${fault.kind}`;
   if (fault.kind !== "truncate" || !body) return DROPPED;
   // At least one byte short of the promise, whatever the fault asks for.
   return { ...answer, body, truncateAt: Math.min(fault.sent_bytes ?? Math.floor(body.length / 2), body.length - 1) };

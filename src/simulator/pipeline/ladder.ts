@@ -31,11 +31,14 @@ export interface Rung {
   readonly check: (ctx: Ctx) => Refusal | undefined;
 }
 
-/** The first refusal of `rungs`, asked in order; undefined when every rung lets the request on. */
+/** The first refusal of `rungs`, asked in order (its rung's name noted on the context); undefined when every rung lets the request on. */
 export function climb(rungs: readonly Rung[], ctx: Ctx): Refusal | undefined {
   for (const rung of rungs) {
     const refused = rung.check(ctx);
-    if (refused) return refused;
+    if (refused) {
+      ctx.refusedBy = rung.name;
+      return refused;
+    }
   }
   return undefined;
 }

@@ -5,6 +5,7 @@ import type { CredentialResolver } from "../domain/credentials.ts";
 import type { EventHub } from "../domain/events.ts";
 import type { FaultPlan } from "../domain/faults.ts";
 import type { GenerationEngine } from "../domain/generations.ts";
+import type { Journal } from "../domain/journal.ts";
 import type { RateLimiter } from "../domain/ratelimit.ts";
 import type { SessionStore } from "../domain/sessions.ts";
 import type { HubBase } from "../state/base.ts";
@@ -23,6 +24,8 @@ export interface HubServices extends HubBase {
   readonly maxStreamsPerKey: number;
   /** The faults in force (domain/faults.ts): the pipeline asks it once per request. */
   readonly faults: FaultPlan;
+  /** The request journal (the inspector's and `control.requests()`'s); the pipeline's journal stage records into it. */
+  readonly journal: Journal;
   /** The scenario in force: the one loaded since the last reset, else the starting one. */
   readonly scenario: Scenario;
   /** The scenario of the options: what reset goes back to. */

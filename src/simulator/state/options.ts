@@ -103,6 +103,8 @@ export function retentionOf(options: HubOptions): Retention {
   }
   return r;
 }
+/** Exchanges the request journal keeps by default. */
+export const DEFAULT_JOURNAL_SIZE = 200;
 
 export interface HubOptions {
   /** Simulated seconds per real second; 0 freezes the clock (advance it explicitly). */
@@ -147,6 +149,11 @@ export interface HubOptions {
   session?: SessionOptions;
   /** The OAuth authorization server: lifetimes, registration limits, auto-consent. */
   oauth?: OAuthOptions;
+  /**
+   * Exchanges the request journal keeps, the most recent (the inspector at /_sim/ui/ and
+   * `control.requests()` read it); 0 turns it off. Default 200.
+   */
+  journalSize?: number;
   /**
    * Faults injected on purpose (state/faults.ts), in force from the start and after every
    * reset, before the scenario's. An invalid one throws FaultError naming the fields at fault.

@@ -9,6 +9,8 @@ import { CONTROL_PREFIX } from "../../state/faults.ts";
 import type { ControlHandler, ControlRoutes } from "./body.ts";
 
 interface Pattern {
+  /** As the table names it: `POST keys/{key}/revoke`. */
+  route: string;
   method: string;
   /** Literal segments, or `null` where the path names a parameter. */
   segments: readonly (string | null)[];
@@ -27,7 +29,7 @@ function patternOf(route: string, handle: ControlHandler): Pattern {
     names.push(param[1]!);
     return null;
   });
-  return { method, segments, names, handle };
+  return { route: `${method} ${CONTROL_PREFIX}${parts.join("/")}`, method, segments, names, handle };
 }
 
 /** The decoded segments after /_sim/, or undefined when one does not decode. */
@@ -66,8 +68,12 @@ export function controlMount(routes: ControlRoutes, guard: Mount["guard"]): Moun
     for (const pattern of patterns) {
       const params = fit(pattern, segments);
       if (!params) continue;
-      if (pattern.method === method) return pattern.handle(ctx, params);
-      others.add(pattern.method);
+      if (pattern.method !== method) {
+        others.add(pattern.method);
+        continue;
+      }
+      ctx.route = pattern.route;
+      return pattern.handle(ctx, params);
     }
     if (others.size === 0) return refuse("not_found", { message: `No control route ${method} ${ctx.path}.` });
     const allowed = [...others].join(", ");
