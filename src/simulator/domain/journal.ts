@@ -39,8 +39,13 @@ export interface StreamLog {
   /** Frames written so far (heartbeat comments not counted). */
   frames: number;
   heartbeats: number;
-  /** The latest frames, oldest first, at most FRAMES_KEPT; `at` is real time. */
+  /**
+   * The latest frames, oldest first, at most FRAMES_KEPT; `at` is real time. Kept only for
+   * an event stream of /v1 (`keepsFrames`): a control stream (the scenario export) carries
+   * every secret of the hub, so its frames are counted, never kept.
+   */
   recent: { at: number; text: string }[];
+  keepsFrames: boolean;
   /** `ended` (by the hub), `closed` (the client left) or `cut` (a fault); null while open. */
   end: "ended" | "closed" | "cut" | null;
   endedAt: number | null;
@@ -159,7 +164,7 @@ export class Journal {
       return;
     }
     log.frames++;
-    log.recent.push({ at: Date.now(), text });
+    if (log.keepsFrames) log.recent.push({ at: Date.now(), text });
     if (log.recent.length > FRAMES_KEPT) log.recent.shift();
     this.#streamChanged(entry);
   }

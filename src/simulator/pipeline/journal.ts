@@ -62,7 +62,7 @@ export function journaled(ctx: Ctx, answer: SimResponse, started: number): SimRe
         }),
       };
     case "stream": {
-      const log: StreamLog = { open: true, frames: 0, heartbeats: 0, recent: [], end: null, endedAt: null };
+      const log: StreamLog = { open: true, frames: 0, heartbeats: 0, recent: [], keepsFrames: isV1(ctx.path), end: null, endedAt: null };
       const entry = entryOf(ctx, answer, started, log);
       journal.record(entry);
       return following(journal, entry, answer);
