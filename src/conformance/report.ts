@@ -7,9 +7,17 @@ import { onlyMatches } from "./options.ts";
 
 const VERDICT: Record<RuleRow["verdict"], string> = { pass: "PASS", fail: "FAIL", "n/a": "n/a " };
 
-function clip(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
+/** A rule's title in lines of at most `width` characters, broken between words (never cut: the whole rule is what the row checks). */
+function wrapped(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.replace(/\s+/g, " ").trim().split(" ")) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
 }
 
 function credentials(report: Report): string {
@@ -74,7 +82,8 @@ export function renderTable(report: Report, options: TableOptions = {}): string 
       section = row.section;
       out.push(section);
     }
-    out.push(`  ${VERDICT[row.verdict]}  ${row.id.padEnd(9)} ${clip(row.rule, width - 18)}`);
+    const [first, ...more] = wrapped(row.rule, Math.max(20, width - 18));
+    out.push(`  ${VERDICT[row.verdict]}  ${row.id.padEnd(9)} ${first}`, ...more.map((line) => `${" ".repeat(18)}${line}`));
     for (const f of row.failures) {
       out.push(`        - ${f.message}${citation(f)}`);
       if (f.curl) out.push(`          $ ${f.curl}`);

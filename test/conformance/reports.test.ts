@@ -64,6 +64,26 @@ describe("coverage of the seed rules", () => {
   });
 });
 
+describe("the table", () => {
+  it("shows a rule's whole title, broken between words under the id, never cut", async () => {
+    const long = seedRules().filter((r) => r.rule.replace(/\s+/g, " ").length > 120);
+    expect(long.length).toBeGreaterThan(0);
+    const rule = long[0]!;
+    await withSim({}, async (sim) => {
+      const report = await runConformance({ baseUrl: sim.url, apiKey: "ghk_demo_full", only: [rule.id] });
+      const lines = renderTable(report, { all: true, width: 100 }).split("\n");
+      const at = lines.findIndex((line) => line.includes(` ${rule.id} `));
+      expect(at).toBeGreaterThan(0);
+      const continued = lines.slice(at + 1).filter((line, i, all) => all.slice(0, i + 1).every((l) => /^ {18}\S/.test(l)));
+      expect(continued.length).toBeGreaterThan(0);
+      const title = [lines[at]!.slice(18), ...continued.map((line) => line.trim())].join(" ");
+      expect(title).toBe(rule.rule.replace(/\s+/g, " ").trim());
+      expect([lines[at]!, ...continued].every((line) => line.length <= 100)).toBe(true);
+      expect(lines.join("\n")).not.toContain("…");
+    });
+  });
+});
+
 describe("statuses by operation", () => {
   it("counts each answer under the status key the contract declares, and lists the undeclared ones", () => {
     const seen = new Map([
