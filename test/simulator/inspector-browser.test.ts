@@ -125,6 +125,30 @@ describe.runIf(executablePath)("the request inspector in Chromium", { timeout: 3
     await page.locator('tr.row[data-status="200"] td.path', { hasText: "/_sim/reset" }).first().waitFor();
   });
 
+  it("its generation and scenario controls steer the hub: Cancel, Delete, Load a shipped scenario, Export it", async () => {
+    const row = (id: string, status: string) => page.locator(`tr.gen[data-generation="${id}"][data-status="${status}"]`);
+    // A queued generation cancelled is gone (deleted: true), as the requirements' cancellation is.
+    const queued = (await sim.submit(VIDEO)).json.id as string;
+    await row(queued, "QUEUED").getByRole("button", { name: "Cancel" }).click();
+    await row(queued, "deleted").waitFor({ timeout: 3_000 });
+    // A finished one is deleted.
+    const done = (await sim.submit(VIDEO)).json.id as string;
+    await row(done, "QUEUED").locator("select.outcome").selectOption("done");
+    await row(done, "QUEUED").getByRole("button", { name: "Force outcome" }).click();
+    await page.getByRole("button", { name: "Advance clock" }).click();
+    await row(done, "DONE").getByRole("button", { name: "Delete" }).click();
+    await row(done, "deleted").waitFor({ timeout: 3_000 });
+    expect(sim.hub.state.generations.get(done)!.deleted).toBe(true);
+    const routes = (await sim.running.requests({ route: "/_sim/generations/" })).map((r) => [r.route, r.status]);
+    expect(routes).toEqual(expect.arrayContaining([["POST /_sim/generations/{id}/cancel", 200], ["DELETE /_sim/generations/{id}", 200]]));
+
+    await page.locator("#scenario-name").selectOption("busy-account");
+    await page.getByRole("button", { name: "Load", exact: true }).click();
+    await expect.poll(() => sim.hub.scenario.name).toBe("busy-account");
+    await expect.poll(() => page.locator("#scenario-export").getAttribute("download")).toBe("busy-account.json");
+    expect(await page.locator("#scenario-export").getAttribute("href")).toBe("/_sim/scenario");
+  });
+
   it("the page loads nothing from outside the machine: every request it made went to the simulator", () => {
     const own = new URL(sim.url).origin;
     expect(requested.length).toBeGreaterThan(5);
