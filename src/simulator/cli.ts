@@ -6,6 +6,7 @@ import { parseArgs } from "node:util";
 import { closest } from "../common/did-you-mean.ts";
 import { DEFAULT_DOCS_DIR, FaultError, isLoopbackHost, ScenarioError, shippedNames, startSimulator, type FaultSpec, type FaultView, type ScenarioFile, type SimulatorOptions } from "./index.ts";
 import { readFaults } from "./state/faults.ts";
+import { scaledTiming } from "./state/options.ts";
 import { readScenario, scenarioFrom } from "./state/scenario/read.ts";
 
 /** How the command is started (for the usage text), and how it gets the docs it serves. */
@@ -152,6 +153,12 @@ export const SETTINGS: readonly Setting[] = [
   { flag: "port", env: "SIM_PORT", kind: "number", help: "port (default 4010; 0 picks a free one)", apply: (o, v) => (o.port = v as number) },
   { flag: "scenario", env: "SIM_SCENARIO", kind: "string", help: `the starting state, and what reset goes back to: a shipped scenario (${shippedNames.join(", ")}) or a scenario file (.json); default demo`, apply: (o, v) => (o.scenario = scenarioOption(String(v))) },
   { flag: "clock-speed", env: "SIM_CLOCK_SPEED", kind: "number", help: "simulated seconds per real second (default 1; 0 freezes the clock)", apply: (o, v) => (o.clockSpeed = v as number) },
+  {
+    flag: "timing-scale", env: "SIM_TIMING_SCALE", kind: "number", help: "multiplies the time a generation spends in each state (default 1: a video takes about 10 s; 0.1: about 1 s, for CI), the clock's speed unchanged", apply: (o, v) => {
+      if (!((v as number) > 0)) throw new Error(`--timing-scale (SIM_TIMING_SCALE) is a number above 0, got ${v}`);
+      o.timing = scaledTiming(v as number);
+    },
+  },
   { flag: "cors", env: "SIM_CORS", kind: "string", help: "open CORS for local work on /v1, storage uploads and the OAuth routes a browser app calls (never /_sim/ or /site/): \"*\" for any origin or a comma-separated list of origins (default closed)", apply: (o, v) => (o.cors = v === "*" || v === "true" ? true : String(v).split(",").map((s) => s.trim()).filter(Boolean)) },
   { flag: "body-limit", env: "SIM_BODY_LIMIT", kind: "number", help: "largest request body in bytes (default 1048576); above it 413 request_too_large", apply: (o, v) => (o.bodyLimit = v as number) },
   { flag: "window-seconds", env: "SIM_WINDOW_SECONDS", kind: "number", help: "length of the request and submit windows (default 60)", apply: (o, v) => (limits(o).windowSeconds = v as number) },

@@ -64,6 +64,24 @@ export const DEFAULT_TIMING: Timing = {
   lateMs: 10_000,
 };
 
+/**
+ * The default timing with every duration multiplied by `factor` (the mock's --timing-scale:
+ * 0.1 finishes a video in about a second, for a CI run that waits on generations).
+ */
+export function scaledTiming(factor: number): Timing {
+  if (!(factor > 0) || !Number.isFinite(factor)) throw new RangeError(`the timing scale is a number above 0, got ${JSON.stringify(factor)}`);
+  const scale = (ms: number) => Math.round(ms * factor);
+  const t = DEFAULT_TIMING;
+  return {
+    queuedMs: scale(t.queuedMs),
+    pendingMs: scale(t.pendingMs),
+    runningMs: Object.fromEntries(Object.entries(t.runningMs).map(([type, ms]) => [type, scale(ms)])),
+    slowMs: scale(t.slowMs),
+    holdMs: scale(t.holdMs),
+    lateMs: scale(t.lateMs),
+  };
+}
+
 /** Library numbers the seed does not show (a folder maximum exists; the file lifetime). */
 export const DEFAULT_FOLDER_LIMIT = 50;
 export const DEFAULT_UPLOAD_LIFETIME_DAYS = 30;
