@@ -27,7 +27,11 @@ import { failing, runFull, startSim } from "../test/conformance/support/run.ts";
 const PER_OPERATION = Number(process.env.PER_OPERATION ?? 100);
 const SEED = Number(process.env.SEED ?? 7);
 const TARGET = { plain: 15, generate: 60 };
-const WIDE = { rateLimits: { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 } };
+// Generated runs send thousands of requests: the windows are opened, the key's still under the
+// account's (as in the simulator's defaults, 300 and 900) so that the key window binds and
+// what another key's request costs it can be read (LIM-1); the generation slots stay at the
+// simulator's 8, so that a refusal for busy slots is met (LIM-5).
+const WIDE = { rateLimits: { keyQuota: 1_000_000, accountQuota: 3_000_000, submitQuota: 1_000_000 } };
 
 const load = () => loadavg().map((l) => l.toFixed(2)).join(", ");
 

@@ -24,7 +24,10 @@ export interface ConformanceCommand {
 }
 
 /** The simulator's windows when the CLI starts it for generated inputs: wide enough never to throttle a run. */
-const GENERATE_RATE_LIMITS = { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 };
+// The windows opened for generated inputs, the key's under the account's as in the simulator's
+// defaults (so the key window binds: LIM-1 reads another key's cost); the 8 slots kept (LIM-5
+// meets a refusal for busy slots; generations finish within a second at --timing-scale 0.1).
+const GENERATE_RATE_LIMITS = { keyQuota: 1_000_000, accountQuota: 3_000_000, submitQuota: 1_000_000 };
 
 function simulatorKey(secret: string): string {
   if (!demoKeys().some((k) => k.secret === secret)) throw new Error(`the simulator has no demo key ${secret}`);
