@@ -54,10 +54,20 @@ function stats(xs: number[]): string {
 
 // ------------------------------------------------------------------------ the simulator
 
+/** The simulator's memory right after a full collection (bench/soak-server.ts). */
+interface Memory {
+  rss: number;
+  heapUsed: number;
+  /** The heap V8 holds, used or not. */
+  heapTotal: number;
+  /** Memory outside the heap: buffers. */
+  external: number;
+}
+
 interface Server {
   base: string;
   child: ChildProcess;
-  memory(): Promise<{ rss: number; heapUsed: number }>;
+  memory(): Promise<Memory>;
   stop(): Promise<void>;
 }
 
@@ -76,7 +86,7 @@ async function simulator(args: string[]): Promise<Server> {
     child,
     memory: () =>
       new Promise((resolve) => {
-        child.once("message", (m) => resolve(m as { rss: number; heapUsed: number }));
+        child.once("message", (m) => resolve(m as Memory));
         child.send("memory");
       }),
     stop: () =>
@@ -251,7 +261,7 @@ async function soak(): Promise<Server> {
   const sim = await simulator([...UNLIMITED, ...SIM_ARGS]);
   for (const account of ["acc_demo", "acc_other"]) await call(sim.base, "PATCH", `/_sim/accounts/${account}`, { body: { balance_cc: 1e15 } });
   console.log(`\n1. Memory over ${SECONDS} s: ${WORKERS} loops, two accounts, four event streams, ${SIM_ARGS.length > 0 ? SIM_ARGS.join(" ") : "default retention"}`);
-  console.log("   elapsed | requests | req/s (interval) |  RSS MiB | heap after GC MiB | failures so far");
+  console.log("   elapsed | requests | req/s (interval) |  RSS MiB | heap after GC MiB | heap held MiB | outside heap MiB | failures so far");
   const start = Date.now();
   const until = start + SECONDS * 1000;
   const streamCounts = { frames: 0, resets: 0 };
@@ -264,7 +274,7 @@ async function soak(): Promise<Server> {
     const m = await sim.memory();
     const elapsed = (Date.now() - start) / 1000;
     const failures = [...tally.failures.values()].reduce((a, b) => a + b, 0);
-    console.log(`   ${elapsed.toFixed(0).padStart(7)} | ${String(tally.requests).padStart(8)} | ${((tally.requests - before) / SAMPLE_SECONDS).toFixed(0).padStart(16)} | ${mib(m.rss).padStart(8)} | ${mib(m.heapUsed).padStart(17)} | ${failures}`);
+    console.log(`   ${elapsed.toFixed(0).padStart(7)} | ${String(tally.requests).padStart(8)} | ${((tally.requests - before) / SAMPLE_SECONDS).toFixed(0).padStart(16)} | ${mib(m.rss).padStart(8)} | ${mib(m.heapUsed).padStart(17)} | ${mib(m.heapTotal).padStart(13)} | ${mib(m.external).padStart(16)} | ${failures}`);
     before = tally.requests;
   };
   await sample();

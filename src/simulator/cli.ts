@@ -178,6 +178,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: "retain-ledger-rows", env: "SIM_RETAIN_LEDGER_ROWS", kind: "number", count: true, help: "credit ledger rows kept per account (default 20000); older rows fold into one opening row, so the rows still add up to the balance", apply: (o, v) => (retention(o).ledgerRows = v as number) },
   { flag: "retain-events", env: "SIM_RETAIN_EVENTS", kind: "number", count: true, help: "events kept per account for Last-Event-ID, besides the 7 days (default 50000); an older cursor gets reset cursor_expired", apply: (o, v) => (retention(o).events = v as number) },
   { flag: "retain-support-messages", env: "SIM_RETAIN_SUPPORT_MESSAGES", kind: "number", count: true, help: "items of an account's support thread kept, messages and reports (default 1000)", apply: (o, v) => (retention(o).supportMessages = v as number) },
+  { flag: "retain-assets", env: "SIM_RETAIN_ASSETS", kind: "number", count: true, help: "uploaded files kept per account, the newest (default 1000); an older one is forgotten as an expired one is", apply: (o, v) => (retention(o).assets = v as number) },
   {
     flag: "subscription-form", env: "SIM_SUBSCRIPTION_FORM", kind: "string", help: "GET /v1/billing/subscription answers `record` (the record or null, default) or `wrapped` ({ subscription })",
     apply: (o, v) => {

@@ -221,6 +221,23 @@ describe("the library", () => {
   });
 });
 
+describe("uploaded files", () => {
+  it("LIB-1: beyond the limit the oldest file is forgotten with its ticket: 404 on its read, gone from the list, its reference no longer found", async () => {
+    sim = await startSim({ rateLimits: unlimited, retention: { assets: 2 }, demoData: false });
+    const library = sim.hub.state.library;
+    const first = await upload(sim, PNG);
+    const firstAsset = [...library.assets.values()].find((a) => a.reference === first)!;
+    expect(firstAsset).toBeDefined();
+    const kept = [await upload(sim, PNG), await upload(sim, PNG)];
+    expect((await sim.get(`/v1/library/assets/${firstAsset.id}`)).status).toBe(404);
+    const listed = (await sim.get("/v1/library/assets")).json.data as { id: string }[];
+    expect(listed.map((a) => library.assets.get(a.id)?.reference).sort()).toEqual([...kept].sort());
+    expect([library.assets.size, library.tickets.has(first), kept.every((r) => library.tickets.has(r))]).toEqual([2, false, true]);
+    // The bytes go too: nothing of the account holds more than the limit.
+    expect(library.by_account.get("acc_demo")!.size).toBe(2);
+  });
+});
+
 describe("settings", () => {
   it("a limit below 1 is refused when the hub is made", () => {
     expect(() => new Hub({ retention: { generations: 0 } })).toThrow(/retention.generations must be a whole number of at least 1/);

@@ -71,7 +71,23 @@ export function completeTicket(base: HubBase, t: UploadTicket, bytes: Uint8Array
   };
   addAsset(base.state.library, asset);
   t.asset_id = asset.id;
+  keepNewestAssets(base, t.account_id);
   return asset;
+}
+
+/**
+ * Forgets the account's oldest uploaded files beyond the retention, with their tickets, as
+ * the sweep forgets expired ones: their bytes are what a day of uploads would pile up.
+ */
+export function keepNewestAssets(base: HubBase, accountId: string): void {
+  const store = base.state.library;
+  const timeline = store.by_account.get(accountId);
+  while (timeline && timeline.size > base.retention.assets) {
+    const gone = timeline.shift()!;
+    if (store.assets.get(gone.id) === gone) store.assets.delete(gone.id);
+    const ticket = store.tickets.get(gone.reference);
+    if (ticket?.asset_id === gone.id) store.tickets.delete(gone.reference);
+  }
 }
 
 /** How often expired assets and tickets are looked for (simulated time). */

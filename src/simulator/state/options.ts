@@ -103,6 +103,8 @@ export interface Retention {
   events: number;
   /** Items of an account's support thread (its messages and its reports) kept, the newest. */
   supportMessages: number;
+  /** Uploaded files (library assets) kept per account, the newest; an older one is forgotten as an expired one is. */
+  assets: number;
 }
 
 export const DEFAULT_RETENTION: Retention = {
@@ -111,6 +113,7 @@ export const DEFAULT_RETENTION: Retention = {
   ledgerRows: 20_000,
   events: 50_000,
   supportMessages: 1_000,
+  assets: 1_000,
 };
 
 /** The options' retention over the defaults; a count or lifetime below 1 is refused (RangeError). */
