@@ -42,6 +42,20 @@ export interface RunningPrism {
 
 /** Starts `prism proxy <document> <upstream>` (or `prism mock <document>`) and waits until it answers. */
 export async function startPrism(mode: "proxy" | "mock", upstream?: string, timeoutMs = 60_000): Promise<RunningPrism> {
+  // A free port may be taken by another process before Prism listens on it (tests run in
+  // parallel): Prism then exits, and a new port is tried.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchPrism(mode, upstream, timeoutMs);
+    } catch (error) {
+      if (!(error instanceof PortTaken) || attempt === 3) throw error;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function launchPrism(mode: "proxy" | "mock", upstream: string | undefined, timeoutMs: number): Promise<RunningPrism> {
   const port = await freePort();
   const args = [prismCli(), mode, DOCUMENT, ...(mode === "proxy" ? [upstream!] : []), "--host", "127.0.0.1", "--port", String(port), "--errors=false", "--cors=false", "-v", "error"];
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
@@ -61,13 +75,20 @@ export async function startPrism(mode: "proxy" | "mock", upstream?: string, time
   };
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`prism ${mode} exited (${child.exitCode}): ${stderr.trim().slice(-600)}`);
-    try {
-      await fetch(`${url}/.well-known/oauth-authorization-server`, { signal: AbortSignal.timeout(2000) });
-      return { url, close };
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    if (child.exitCode !== null) {
+      if (/EADDRINUSE/.test(stderr)) throw new PortTaken(`port ${port} was taken`);
+      throw new Error(`prism ${mode} exited (${child.exitCode}): ${stderr.trim().slice(-600)}`);
     }
+    try {
+      // Ready when the answer is Prism's (the discovery document, JSON), not another server's
+      // that took the port first.
+      const res = await fetch(`${url}/.well-known/oauth-authorization-server`, { signal: AbortSignal.timeout(2000) });
+      await res.body?.cancel();
+      if ((res.headers.get("content-type") ?? "").includes("json") && child.exitCode === null) return { url, close };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
   await close();
   throw new Error(`prism ${mode} did not answer within ${timeoutMs / 1000} s: ${stderr.trim().slice(-600)}`);
