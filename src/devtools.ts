@@ -2,6 +2,6 @@
 // server you start from code, and the conformance suite as a library. The Mock Service
 // Worker handlers have their own entry point (`@generation-hub/devtools/msw`), so an app
 // that does not use MSW never loads it.
-export { startSimulator, Hub, demoKeys, demoAccounts, DEFAULT_BODY_LIMIT, ScenarioError, shippedNames, FaultError } from "./simulator/index.ts";
-export type { SimulatorOptions, RunningSimulator, HubOptions, AssetSource, SimRequest, SimResponse, StreamSink, Scenario, ScenarioFile, FaultSpec, FaultView, RequestExchange, RequestFilter, RequestSummary } from "./simulator/index.ts";
+export { startSimulator, Hub, HubControl, ControlError, demoKeys, demoAccounts, DEFAULT_BODY_LIMIT, ScenarioError, shippedNames, FaultError } from "./simulator/index.ts";
+export type { SimulatorOptions, RunningSimulator, ControlTransport, HttpControlOptions, HubOptions, AssetSource, SimRequest, SimResponse, StreamSink, Scenario, ScenarioFile, FaultSpec, FaultView, RequestExchange, RequestFilter, RequestSummary } from "./simulator/index.ts";
 export * from "./conformance/index.ts";

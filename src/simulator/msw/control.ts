@@ -1,7 +1,8 @@
-// The control interface of an in-process hub as typed async methods. Each method sends
-// its request through the hub's own control routes under /_sim/ (handlers/control/), so
-// an ability has one implementation whichever way it is reached: HTTP, these methods, or
-// `control.request` for a route without a method here.
+// The control interface as typed async methods, for a hub in this process or a simulator
+// reached over HTTP. Each method sends its request through the hub's own control routes
+// under /_sim/ (handlers/control/), so an ability has one implementation whichever way it
+// is reached: HTTP, these methods, or `control.request` for a route without a method here.
+// Only the transport differs: the hub's `handle` in process, `fetch` over HTTP.
 import type { GenerationRecord } from "../../../generated/types.ts";
 import type { FaultView } from "../domain/faults.ts";
 import type { Outcome } from "../domain/outcomes.ts";
@@ -133,6 +134,42 @@ export class ControlError extends Error {
 
 const id = (value: string) => encodeURIComponent(value);
 
+/** One control request as a transport sends it: `path` is the part after `/_sim/`. */
+export interface ControlCall {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: Uint8Array;
+}
+
+/** How a `HubControl` reaches the control routes: answers one request with a Response. */
+export type ControlTransport = (call: ControlCall) => Promise<Response>;
+
+/** Through an in-process hub's own `handle` (what the MSW handlers and `startSimulator` use). */
+export function inProcessTransport(hub: Hub, baseUrl: string): ControlTransport {
+  return (call) => {
+    const req = { method: call.method, url: `/_sim/${call.path}`, headers: call.headers, body: call.body, baseUrl };
+    return toResponse(hub, req, hub.handle(req), new AbortController().signal);
+  };
+}
+
+export interface HttpControlOptions {
+  /** The fetch to send with (default the global one, looked up at each call so test doubles installed later are used). */
+  fetch?: typeof fetch;
+  /** Headers sent with every control request (besides the JSON content type). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * Over HTTP to a running simulator at `baseUrl` (`http://127.0.0.1:4010`): what a test
+ * runner in another process, or the conformance suite, uses. No Origin is sent, so the
+ * control interface's guard (loopback Host, no foreign Origin, JSON only) admits it.
+ */
+export function httpTransport(baseUrl: string, options: HttpControlOptions = {}): ControlTransport {
+  const base = baseUrl.replace(/\/+$/, "");
+  return (call) => (options.fetch ?? globalThis.fetch)(`${base}/_sim/${call.path}`, { method: call.method, headers: { ...options.headers, ...call.headers }, body: call.body as Uint8Array<ArrayBuffer> | undefined });
+}
+
 /**
  * The abilities of `/_sim/` for code that holds the hub: reset, the clock, the API
  * switch, keys, accounts, generations, sessions, subscriptions and more. Every method
@@ -140,12 +177,18 @@ const id = (value: string) => encodeURIComponent(value);
  * route refuses (an unknown id, a bad value).
  */
 export class HubControl {
-  readonly #hub: Hub;
-  readonly #baseUrl: string;
+  readonly #send: ControlTransport;
 
-  constructor(hub: Hub, baseUrl: string) {
-    this.#hub = hub;
-    this.#baseUrl = baseUrl;
+  /** An in-process hub's control (`new HubControl(hub, baseUrl)`), or any transport's. */
+  constructor(hub: Hub, baseUrl: string);
+  constructor(transport: ControlTransport);
+  constructor(source: Hub | ControlTransport, baseUrl?: string) {
+    this.#send = typeof source === "function" ? source : inProcessTransport(source, baseUrl ?? "http://127.0.0.1:4010");
+  }
+
+  /** The control of a simulator running at `baseUrl` (another process, or `generation-hub mock`), over HTTP. */
+  static overHttp(baseUrl: string, options: HttpControlOptions = {}): HubControl {
+    return new HubControl(httpTransport(baseUrl, options));
   }
 
   /**
@@ -154,18 +197,23 @@ export class HubControl {
    */
   async request<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
     const rest = path.replace(/^\/?(_sim\/)?/, "");
-    const req = {
-      method: method.toUpperCase(),
-      url: `/_sim/${rest}`,
+    const verb = method.toUpperCase();
+    const response = await this.#send({
+      method: verb,
+      path: rest,
       // JSON, also for a POST without a body: the control interface takes nothing else.
-      headers: method.toUpperCase() === "GET" ? {} : { "content-type": "application/json" },
+      headers: verb === "GET" ? {} : { "content-type": "application/json" },
       body: body === undefined ? undefined : new TextEncoder().encode(JSON.stringify(body)),
-      baseUrl: this.#baseUrl,
-    };
-    const response = await toResponse(this.#hub, req, this.#hub.handle(req), new AbortController().signal);
+    });
     const text = await response.text();
-    const parsed: unknown = text === "" ? undefined : JSON.parse(text);
-    if (!response.ok) throw new ControlError(req.method, rest, response.status, parsed);
+    let parsed: unknown;
+    try {
+      parsed = text === "" ? undefined : JSON.parse(text);
+    } catch {
+      // Not the control interface answering (a server without /_sim/, or a proxy's page).
+      throw new ControlError(verb, rest, response.status, undefined);
+    }
+    if (!response.ok) throw new ControlError(verb, rest, response.status, parsed);
     return parsed as T;
   }
 
