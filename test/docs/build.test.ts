@@ -11,6 +11,7 @@ import { parse } from "yaml";
 import { bound, contract, errorCodes, operations, schema, streamLimits, type JsonObject } from "../../src/contract/index.ts";
 import { SAMPLE_LABEL, buildDocsSite } from "../../src/docs/build.ts";
 import { checkSite, embeddedDefinition } from "../../src/docs/check.ts";
+import { CONSOLE_SCRIPT } from "../../src/docs/console/bundle.ts";
 import { ERROR_TABLE_CLASS, errorRows } from "../../src/docs/enrich.ts";
 import { gapAnnotations } from "../../src/docs/gaps.ts";
 import { PROJECT_DOCS, REQUIRED_GUIDES, renderGuide, summaryOf } from "../../src/docs/guides.ts";
@@ -66,7 +67,9 @@ describe("docs build", () => {
 
   it("the reference inlines its renderer (nothing from a CDN) and embeds the whole contract", () => {
     const html = read(REFERENCE_PAGE);
-    expect(html).not.toMatch(/<script[^>]+src=/);
+    // One script file besides the inlined renderer: the try-it panel's, from the site itself.
+    expect([...html.matchAll(/<script[^>]+src="([^"]*)"/g)].map((m) => m[1])).toEqual([CONSOLE_SCRIPT]);
+    expect(existsSync(join(site, CONSOLE_SCRIPT))).toBe(true);
     expect(html).not.toMatch(/<link[^>]+href="https?:/);
     expect(html).toContain("hydrate(__redoc_definition");
     expect(Object.keys(reference.paths as JsonObject)).toEqual(Object.keys(contract.paths as JsonObject));
