@@ -16,6 +16,7 @@ import { ERROR_TABLE_CLASS, errorRows } from "../../src/docs/enrich.ts";
 import { gapAnnotations } from "../../src/docs/gaps.ts";
 import { PROJECT_DOCS, REQUIRED_GUIDES, renderGuide, summaryOf } from "../../src/docs/guides.ts";
 import { REFERENCE_PAGE, knownRoutes, referenceOperations } from "../../src/docs/routes.ts";
+import { chromiumPath } from "../../scripts/lib/chromium.ts";
 import { at } from "../../scripts/lib/paths.ts";
 import { htmlProse, markdownWords, repositoryPointers, seedMentions } from "../support/user-facing.ts";
 
@@ -361,6 +362,20 @@ describe("site link checker", () => {
     );
     expect(problems).toHaveLength(9);
   });
+});
+
+describe("npm run docs: what it says", () => {
+  it("the reference page's weight and its first render in Chromium (or why it was not measured)", () => {
+    const out = mkdtempSync(join(tmpdir(), "docs-figures-"));
+    try {
+      const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/build-docs.ts", "--out", out], { cwd: at("."), encoding: "utf8", env: { ...process.env, DOCS_FIGURE_ROUNDS: "1" } });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^reference page weight: \d+\.\d\d MiB in \d+ files, as served \(reference\.html [\d.]+ MiB, assets\/console\.js [\d.]+ KiB/m);
+      expect(r.stdout).toMatch(chromiumPath() ? /^first render in Chromium \(reference\.html#\/generations\/submitgeneration, median of 1 cold load\): first paint \d+ ms, the operation shown at \d+ ms \(load average [\d. ]+\)$/m : /^reference page: not measured \(no Chromium/m);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe("npm run docs: what it says when it cannot build", () => {
