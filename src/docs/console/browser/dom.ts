@@ -35,11 +35,6 @@ let ids = 0;
 /** A fresh id for a label's `for` and a region's `aria-controls`. */
 export const newId = (stem: string) => `hub-console-${stem}-${++ids}`;
 
-/** Inline code: the words of the contract between backticks as `<code>`, the rest as text. */
-export function prose(text: string): Child[] {
-  return text.split(/(`[^`]+`)/).map((part) => (part.startsWith("`") && part.endsWith("`") && part.length > 1 ? el("code", {}, part.slice(1, -1)) : part));
-}
-
 /** A random UUID (v4): `crypto.randomUUID` where the page is a secure context, else from random bytes. */
 export function uuid(): string {
   if (typeof crypto.randomUUID === "function" && isSecureContext) return crypto.randomUUID();

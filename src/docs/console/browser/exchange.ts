@@ -40,7 +40,7 @@ export interface StreamWatcher {
   end(why: string): void;
 }
 
-/** The answer headers the panel shows first, in this order (the rest follow). */
+/** The answer headers the panel shows at once, in this order (the rest on demand). */
 export const KEY_HEADERS = ["x-request-id", "ratelimit", "ratelimit-policy", "retry-after", "location", "etag", "www-authenticate", "content-type"];
 
 /** A credential as shown on screen: its first four characters, never the rest. */

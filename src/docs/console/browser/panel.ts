@@ -11,7 +11,7 @@ import type { ConsoleModel, ConsoleOperation } from "../model.ts";
 import { checkBody, type Validators } from "./check.ts";
 import { clientCodeOf, curlOf, paramKey, startingBody, type CredentialKind, type RequestSpec } from "./code.ts";
 import { el, fill, newId, uuid } from "./dom.ts";
-import { send, type Answer, type Sent } from "./exchange.ts";
+import { KEY_HEADERS, send, type Answer, type Sent } from "./exchange.ts";
 import { readVerdict, type Reason, type Server, type Verdict } from "./server.ts";
 
 /** What every panel of the page shares. */
@@ -369,7 +369,8 @@ export class Panel {
       el("p", { class: `hub-console-status hub-console-status-${String(answer.status)[0]}xx`, "data-role": "answer-status" }, `${answer.status} ${answer.statusText}`, el("span", { class: "hub-console-note" }, ` · ${Math.round(answer.ms)} ms`)),
       el("details", { class: "hub-console-sent" }, el("summary", {}, `Sent: ${sent.method} ${sent.url}`), table(sent.headers)),
       el("h5", {}, "Headers"),
-      table(answer.headers, "answer-headers"),
+      table(answer.headers.filter(([name]) => KEY_HEADERS.includes(name)), "answer-headers"),
+      el("details", {}, el("summary", {}, `All ${answer.headers.length} headers`), table(answer.headers)),
       el("h5", {}, "Body"),
       bodyPart,
       el("div", { class: "hub-console-verdict", "data-role": "verdict" }, el("p", { class: "hub-console-note" }, "Reading the simulator's verdict…")),
