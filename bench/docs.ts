@@ -13,8 +13,9 @@
 // page weight (every byte loaded, uncompressed as served), first contentful paint, the
 // moment the operation's title shows, and what the CSP refused. Then, once each: today's
 // link landing on the operation, search (the time from typing `Idempotency-Key` to a
-// result), the Tab presses from the page's start to the operation's try-it control, and
-// the page's controls without an accessible name. The load average is printed: the
+// result), the Tab presses from the page's start to the operation's try-it control, the
+// time from clicking it to a console ready to send, and the page's controls without an
+// accessible name. The load average is printed: the
 // machine is shared, so read the ratios of one run.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -83,7 +84,7 @@ if (existsSync(join(scalarBuild, "standalone.js"))) {
     // Its own address of the operation; today's links (ROUTE) are checked apart.
     route: "#tag/generations/POST/v1/generations",
     search: { open: async (page) => void (await page.keyboard.press("Control+k")), result: '[role="option"]' },
-    tryIt: /^Test Request/,
+    tryIt: /^Test Request\(post \/v1\/generations\)$/,
   });
 }
 
@@ -124,6 +125,16 @@ async function inUse(browser: Browser, url: string, r: Renderer) {
     await page.waitForTimeout(500);
     const unnamed = await unnamedControls(page);
     const tabs = await tabsToTryIt(page, r.tryIt);
+    // Its request console opened, until it offers to send.
+    let consoleMs = NaN;
+    try {
+      const t0 = Date.now();
+      await page.locator("button", { hasText: r.tryIt }).filter({ visible: true }).first().click();
+      await page.locator("button", { hasText: /^Send/ }).filter({ visible: true }).first().waitFor({ timeout: 10_000 });
+      consoleMs = Date.now() - t0;
+    } catch {
+      // Not opened: NaN.
+    }
     let searchMs = NaN;
     try {
       await page.goto("about:blank");
@@ -139,7 +150,7 @@ async function inUse(browser: Browser, url: string, r: Renderer) {
     } catch {
       // No search found: NaN.
     }
-    return { landed, unnamed, tabs, searchMs };
+    return { landed, unnamed, tabs, searchMs, consoleMs };
   } finally {
     await context.close();
   }
@@ -162,11 +173,11 @@ try {
     const refused = [...new Set(all.flatMap((x) => x.refused))];
     console.log(`| ${r.name} | ${size(median(all.map((x) => x.bytes)))} | ${f.files.length} | ${Math.round(median(all.map((x) => x.firstPaintMs)))} ms | ${Math.round(median(all.map((x) => x.shownMs)))} ms | ${refused.length ? refused.join("; ") : "none"} | ${f.outside.length} |`);
   }
-  console.log("\n| Renderer | Today's link lands on the operation | Search `Idempotency-Key` | Tab presses to its try-it control | Controls without a name |");
-  console.log("|---|---|---:|---:|---:|");
+  console.log("\n| Renderer | Today's link lands on the operation | Search `Idempotency-Key` | Tab presses to its try-it control | Its console open, ready to send | Controls without a name |");
+  console.log("|---|---|---:|---:|---:|---:|");
   for (const r of renderers) {
     const u = await inUse(browser, served.url, r);
-    console.log(`| ${r.name} | ${u.landed ? "yes" : "no"} | ${Number.isNaN(u.searchMs) ? "not found" : `${u.searchMs} ms`} | ${u.tabs || "not reached"} | ${u.unnamed} |`);
+    console.log(`| ${r.name} | ${u.landed ? "yes" : "no"} | ${Number.isNaN(u.searchMs) ? "not found" : `${u.searchMs} ms`} | ${u.tabs || "not reached"} | ${Number.isNaN(u.consoleMs) ? "none" : `${u.consoleMs} ms`} | ${u.unnamed} |`);
   }
   console.log(`\nload average after: ${load()}`);
 } finally {

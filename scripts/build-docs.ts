@@ -4,9 +4,11 @@
 //   npm run docs -- --out <dir>   builds into another folder
 //   npm run docs -- --no-figures  builds without measuring the page
 //   DOCS_FIGURE_ROUNDS=5          cold loads to take the median of (default 3)
-import { resolve } from "node:path";
+import { statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { buildDocsSite } from "../src/docs/build.ts";
+import { CONSOLE_APP } from "../src/docs/console/bundle.ts";
 import { REFERENCE_PAGE } from "../src/docs/routes.ts";
 import { root } from "./lib/paths.ts";
 import { load, referenceFigures, size } from "./lib/reference-figures.ts";
@@ -54,7 +56,7 @@ if (figures) {
     } else {
       const f = measured.figures;
       const files = [...f.files].sort((a, b) => b.bytes - a.bytes).map((x) => `${x.path.replace(/^\/docs\//, "")} ${size(x.bytes)}`).join(", ");
-      console.log(`reference page weight: ${size(f.bytes)} in ${f.files.length} files, as served (${files})`);
+      console.log(`reference page weight: ${size(f.bytes)} in ${f.files.length} files, as served (${files}); a try-it panel's first open loads ${CONSOLE_APP} (${size(statSync(join(outDir, CONSOLE_APP)).size)})`);
       console.log(`first render in Chromium (${REFERENCE_PAGE}${ROUTE}, median of ${measured.rounds.length} cold load${measured.rounds.length === 1 ? "" : "s"}): first paint ${Math.round(f.firstPaintMs)} ms, the operation shown at ${Math.round(f.shownMs)} ms (load average ${load()})`);
       if (f.outside.length || f.refused.length) {
         console.error(`the reference page asked for ${f.outside.length} address(es) outside the site and its policy refused ${f.refused.length} thing(s): ${[...f.outside, ...f.refused].join(", ")}`);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocsSite } from "../../src/docs/build.ts";
-import { CONSOLE_SCRIPT } from "../../src/docs/console/bundle.ts";
+import { CONSOLE_APP, CONSOLE_SCRIPT } from "../../src/docs/console/bundle.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.ts";
 import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
 import {
@@ -241,10 +241,12 @@ describe.runIf(executablePath)("the docs' try-it panel in a browser", { timeout:
     for (const e of refusals) expect(e).toMatch(/frame-ancestors 'none'|blocked by CORS policy|net::ERR_FAILED/);
   });
 
-  it("the panel's script is served with the docs' headers: nosniff, a policy that runs no eval; the pages made no request outside the machine and logged no error", async () => {
-    const script = await fetch(`${sim.url}/docs/${CONSOLE_SCRIPT}`);
-    expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
-    expect(script.headers.get("x-content-type-options")).toBe("nosniff");
+  it("the panel's scripts are served with the docs' headers: nosniff, a policy that runs no eval; the pages made no request outside the machine and logged no error", async () => {
+    for (const file of [CONSOLE_SCRIPT, CONSOLE_APP]) {
+      const script = await fetch(`${sim.url}/docs/${file}`);
+      expect(script.headers.get("content-type"), file).toBe("text/javascript; charset=utf-8");
+      expect(script.headers.get("x-content-type-options"), file).toBe("nosniff");
+    }
     const page = await fetch(referenceOf(target));
     const policy = page.headers.get("content-security-policy") ?? "";
     expect(policy).toMatch(/script-src 'self'/);

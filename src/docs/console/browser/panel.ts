@@ -29,10 +29,8 @@ export const DEFAULT_BASE = "http://127.0.0.1:4010";
 
 const WRONG = "wrong";
 
+/** A panel's place on the page: the body the loader made under its "Try it" button (loader.ts). */
 export class Panel {
-  readonly root: HTMLElement;
-  private readonly body: HTMLElement;
-  private built = false;
   private abort: AbortController | undefined;
   private server: Server | undefined;
 
@@ -62,26 +60,8 @@ export class Panel {
     answer: HTMLElement;
   };
 
-  constructor(private readonly page: Page, readonly op: ConsoleOperation) {
-    const bodyId = newId("body");
-    const toggle = el("button", { type: "button", class: "hub-console-toggle", "aria-expanded": "false", "aria-controls": bodyId, onclick: () => this.toggle(toggle) }, "Try it");
-    this.body = el("div", { id: bodyId, class: "hub-console-body", hidden: true });
-    this.root = el(
-      "section",
-      { class: "hub-console", "data-operation": op.operationId, "aria-label": `Try it: ${op.summary}` },
-      el("div", { class: "hub-console-head" }, toggle, el("span", { class: "hub-console-hint" }, `Send ${op.method} ${op.path} from this page and see the answer`)),
-      this.body,
-    );
-  }
-
-  private toggle(button: HTMLButtonElement): void {
-    const open = button.getAttribute("aria-expanded") !== "true";
-    button.setAttribute("aria-expanded", String(open));
-    this.body.hidden = !open;
-    if (open && !this.built) {
-      this.built = true;
-      this.build();
-    }
+  constructor(private readonly page: Page, readonly op: ConsoleOperation, private readonly body: HTMLElement) {
+    this.build();
   }
 
   /** The fields, filled from the contract's first example (or the documented request). */
