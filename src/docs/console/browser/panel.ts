@@ -29,7 +29,7 @@ export const DEFAULT_BASE = "http://127.0.0.1:4010";
 
 const WRONG = "wrong";
 
-/** A panel's place on the page: the body the loader made under its "Try it" button (loader.ts). */
+/** One operation's panel, built into the body the loader made under its "Try it" button (loader.ts). */
 export class Panel {
   private abort: AbortController | undefined;
   private server: Server | undefined;
@@ -68,6 +68,7 @@ export class Panel {
   private build(): void {
     const op = this.op;
     const keys = this.page.model.keys;
+    // The demo scenario's first key is the one to start with (paid plan, every scope).
     this.credential = op.schemes.includes("api_key") ? "key:0" : op.schemes.includes("session_cookie") ? "session" : "none";
     this.setDefaults();
 
@@ -259,7 +260,7 @@ export class Panel {
     if (details.length === 0) return fill(this.parts.check, el("p", { class: "hub-console-ok" }, "The contract takes this body (checked as the simulator checks it)."));
     fill(
       this.parts.check,
-      el("p", { class: "hub-console-bad" }, `The contract refuses this body: the simulator would answer 400 invalid_request with ${details.length === 1 ? "this detail" : `these ${details.length} details`}.`),
+      el("p", { class: "hub-console-bad" }, `The contract refuses this body: the simulator would answer 400 with ${details.length === 1 ? "this detail" : `these ${details.length} details`}.`),
       this.detailList(details.map((d) => ({ field: d.field ?? null, reason: d.reason, reason_meaning: this.page.model.reasons[d.reason] ?? null, message: d.message }))),
     );
   }
