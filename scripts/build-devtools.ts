@@ -5,9 +5,10 @@
 // files the simulator serves, and the reference docs, built here so a user's machine
 // never builds them. Run by the package's `prepack` (`npm pack -w packages/devtools`).
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, rmSync, statSync } from "node:fs";
+import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildDocsSite } from "../src/docs/build.ts";
+import { siteIsCurrent } from "../src/docs/site-format.ts";
 import { at } from "./lib/paths.ts";
 
 const pkg = at("packages/devtools");
@@ -32,8 +33,7 @@ cpSync(at("src/simulator/scenarios/scenario.schema.json"), join(pkg, "scenario.s
 
 // The reference docs, as `npm run docs` builds them (the simulator serves them at /docs/).
 const site = at("site");
-const index = join(site, "index.html");
-if (!existsSync(index) || statSync(index).mtimeMs < statSync(at("generated/openapi.json")).mtimeMs) await buildDocsSite({ outDir: site });
+if (!siteIsCurrent(site, at("generated/openapi.json"))) await buildDocsSite({ outDir: site });
 cpSync(site, join(dist, "site"), { recursive: true });
 
 console.error(`built ${dist}`);

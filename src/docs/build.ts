@@ -5,7 +5,8 @@
 //                         rendered from a docs copy of the bundle (see enrich.ts)
 //   guides/<slug>.html    the guides, from docs/guides/*.md
 //   openapi.json/.yaml    the contract as published (generated/, unchanged)
-//   assets/               the site's stylesheet and the renderer's logo
+//   assets/               the site's stylesheet, the renderer's logo, and the try-it
+//                         panel of every operation (console.js, console.css: console/)
 //   images/               the pictures of the project's documents (docs/images/)
 // The build fails on a missing guide, a sample for an unknown operation, or any broken
 // internal link (check.ts).
@@ -18,12 +19,14 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { contract, type JsonObject } from "../contract/index.ts";
 import { checkSite } from "./check.ts";
+import { buildConsole } from "./console/bundle.ts";
 import { docsDocument, type CodeSample } from "./enrich.ts";
 import { assertGapLinks, gaps } from "./gaps.ts";
 import { PROJECT_IMAGES, readGuides, readProjectDocs, renderGuide, type RenderedGuide } from "./guides.ts";
 import { SITE_CSS, page } from "./layout.ts";
 import { escapeHtml } from "./markdown.ts";
 import { REFERENCE_PAGE, knownRoutes, referenceOperations } from "./routes.ts";
+import { SITE_MARKER, markerText } from "./site-format.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "../..");
@@ -38,8 +41,6 @@ export interface BuildDocsOptions {
   samplesDir?: string;
 }
 
-/** Marks a folder as a built site, so a rebuild may clear it (and nothing else). */
-const MARKER = ".docs-site";
 
 /** The label the reference shows on every code sample. */
 export const SAMPLE_LANG = "TypeScript";
@@ -62,14 +63,14 @@ export function readSamples(samplesDir: string): Map<string, CodeSample[]> {
 function prepareOutDir(outDir: string): void {
   if (existsSync(outDir)) {
     const entries = readdirSync(outDir);
-    if (entries.length > 0 && !entries.includes(MARKER)) {
+    if (entries.length > 0 && !entries.includes(SITE_MARKER)) {
       throw new Error(`${outDir} is not empty and was not built by buildDocsSite; refusing to clear it`);
     }
     rmSync(outDir, { recursive: true, force: true });
   }
   mkdirSync(join(outDir, "guides"), { recursive: true });
   mkdirSync(join(outDir, "assets"), { recursive: true });
-  writeFileSync(join(outDir, MARKER), "Built by src/docs/build.ts (npm run docs). Safe to delete.\n");
+  writeFileSync(join(outDir, SITE_MARKER), markerText());
 }
 
 const REDOC_LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="52" height="16" viewBox="0 0 52 16"><text x="0" y="12.5" font-family="system-ui, sans-serif" font-size="13" font-weight="600" fill="#0044d4">Redoc</text></svg>\n`;
@@ -160,6 +161,7 @@ export async function buildDocsSite(options: BuildDocsOptions): Promise<void> {
 
   prepareOutDir(outDir);
   const reference = renderReference(doc, outDir);
+  const panel = buildConsole(outDir);
   for (const g of guides) {
     const html = page({ title: g.title, base: "../", guides, current: g.slug, headings: g.headings, body: g.html, apiTitle });
     writeFileSync(join(outDir, "guides", `${g.slug}.html`), html);
@@ -171,6 +173,7 @@ export async function buildDocsSite(options: BuildDocsOptions): Promise<void> {
   // The pictures the project's documents show (the simulator guide's screenshots).
   if (existsSync(join(root, PROJECT_IMAGES))) cpSync(join(root, PROJECT_IMAGES), join(outDir, "images"), { recursive: true });
   await reference;
+  await panel;
 
   const problems = checkSite(outDir, { referenceRoutes: knownRoutes(doc) });
   if (problems.length) {

@@ -16,6 +16,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
 import { markdownBlocks } from "../docs/code-samples.ts";
+import { eventsFromAnotherPanel, missingScope, noCredentialMeansNone, submitThroughSearch, watchErrors, wrongBodyFlagged } from "../docs/console-flows.ts";
 import { serveSite } from "../docs/support.ts";
 import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
 import { npmIn } from "../support/npm.ts";
@@ -361,6 +362,29 @@ async function run() {
       await served.close();
     }
   });
+
+  it.runIf(executablePath)("the reference docs shipped in the package send from their try-it panel to `generation-hub mock`: a submit reached through the search (202, its journal row, the same record again), a wrong body flagged with the server's reasons and its verdict, a missing scope's rung, no credential beside a session, another panel's event; nothing outside the machine", async () => {
+    const mock = await startMock(["--port", "0", "--clock-speed", "0"]);
+    const target = { base: mock.url };
+    const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    const errors: string[] = [];
+    const outside: string[] = [];
+    try {
+      const context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, reducedMotion: "reduce" });
+      context.on("page", (page) => watchErrors(page, errors));
+      context.on("request", (r) => void (!r.url().startsWith(mock.url) && !/^(data|blob):/.test(r.url()) && outside.push(r.url())));
+      const page = await context.newPage();
+      await submitThroughSearch(page, target);
+      await wrongBodyFlagged(page, target);
+      await missingScope(page, target);
+      await noCredentialMeansNone(context, page, target);
+      await eventsFromAnotherPanel(context, page, target);
+      expect(outside).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 
   it("the scenario format ships where a scenario file's $schema names it, and as an export", () => {
     const onDisk = JSON.parse(readFileSync(installed("@generation-hub/devtools/scenario.schema.json"), "utf8")) as { $schema: string; $defs: Record<string, unknown> };

@@ -11,10 +11,12 @@ import { parse } from "yaml";
 import { bound, contract, errorCodes, operations, schema, streamLimits, type JsonObject } from "../../src/contract/index.ts";
 import { SAMPLE_LABEL, buildDocsSite } from "../../src/docs/build.ts";
 import { checkSite, embeddedDefinition } from "../../src/docs/check.ts";
+import { CONSOLE_APP, CONSOLE_SCRIPT } from "../../src/docs/console/bundle.ts";
 import { ERROR_TABLE_CLASS, errorRows } from "../../src/docs/enrich.ts";
 import { gapAnnotations } from "../../src/docs/gaps.ts";
 import { PROJECT_DOCS, REQUIRED_GUIDES, renderGuide, summaryOf } from "../../src/docs/guides.ts";
 import { REFERENCE_PAGE, knownRoutes, referenceOperations } from "../../src/docs/routes.ts";
+import { chromiumPath } from "../../scripts/lib/chromium.ts";
 import { at } from "../../scripts/lib/paths.ts";
 import { htmlProse, markdownWords, repositoryPointers, seedMentions } from "../support/user-facing.ts";
 
@@ -66,7 +68,9 @@ describe("docs build", () => {
 
   it("the reference inlines its renderer (nothing from a CDN) and embeds the whole contract", () => {
     const html = read(REFERENCE_PAGE);
-    expect(html).not.toMatch(/<script[^>]+src=/);
+    // One script file besides the inlined renderer: the try-it panel's, from the site itself.
+    expect([...html.matchAll(/<script[^>]+src="([^"]*)"/g)].map((m) => m[1])).toEqual([CONSOLE_SCRIPT]);
+    expect(existsSync(join(site, CONSOLE_SCRIPT)) && existsSync(join(site, CONSOLE_APP))).toBe(true);
     expect(html).not.toMatch(/<link[^>]+href="https?:/);
     expect(html).toContain("hydrate(__redoc_definition");
     expect(Object.keys(reference.paths as JsonObject)).toEqual(Object.keys(contract.paths as JsonObject));
@@ -358,6 +362,20 @@ describe("site link checker", () => {
     );
     expect(problems).toHaveLength(9);
   });
+});
+
+describe("npm run docs: what it says", () => {
+  it("the reference page's weight and its first render in Chromium (or why it was not measured)", () => {
+    const out = mkdtempSync(join(tmpdir(), "docs-figures-"));
+    try {
+      const r = spawnSync(process.execPath, ["--import", "tsx", "scripts/build-docs.ts", "--out", out], { cwd: at("."), encoding: "utf8", env: { ...process.env, DOCS_FIGURE_ROUNDS: "1" } });
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^reference page weight: \d+\.\d\d MiB in \d+ files, as served \(reference\.html [\d.]+ MiB, assets\/console\.js [\d.]+ KiB.*\); a try-it panel's first open loads assets\/console-app\.js \([\d.]+ KiB\)$/m);
+      expect(r.stdout).toMatch(chromiumPath() ? /^first render in Chromium \(reference\.html#\/generations\/submitgeneration, median of 1 cold load\): first paint \d+ ms, the operation shown at \d+ ms \(load average [\d. ]+\)$/m : /^reference page: not measured \(no Chromium/m);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe("npm run docs: what it says when it cannot build", () => {

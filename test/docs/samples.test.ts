@@ -6,28 +6,16 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { readSamples } from "../../src/docs/build.ts";
 import { markdownSamples, notRunReason } from "./code-samples.ts";
 import { referenceOperations } from "../../src/docs/routes.ts";
 import { at } from "../../scripts/lib/paths.ts";
+import { diagnostics } from "./support.ts";
 
 const samplesDir = at("docs/samples");
 const work = mkdtempSync(join(tmpdir(), "docs-samples-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function diagnostics(configFile: string): string[] {
-  const config = ts.readConfigFile(configFile, ts.sys.readFile);
-  if (config.error) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, "\n"));
-  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, join(configFile, ".."));
-  expect(parsed.fileNames.length).toBeGreaterThan(0);
-  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
-  return ts.getPreEmitDiagnostics(program).map((d) => {
-    const where = d.file ? `${d.file.fileName.replace(at("."), "")}(${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1})` : "";
-    return `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
-  });
-}
 
 const sampleFiles = () => readdirSync(samplesDir).filter((f) => f.endsWith(".ts"));
 

@@ -4,6 +4,9 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize, sep } from "node:path";
+import ts from "typescript";
+import { expect } from "vitest";
+import { at } from "../../scripts/lib/paths.ts";
 import { docsHeaders } from "../../src/simulator/http/docs.ts";
 
 const TYPES: Record<string, string> = {
@@ -62,4 +65,17 @@ export async function serveSite(dir: string, mount = "/docs/", { docsHeaders: as
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The type errors of the TypeScript project a tsconfig names (code samples against the client's sources). */
+export function diagnostics(configFile: string): string[] {
+  const config = ts.readConfigFile(configFile, ts.sys.readFile);
+  if (config.error) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, "\n"));
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, join(configFile, ".."));
+  expect(parsed.fileNames.length).toBeGreaterThan(0);
+  const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const where = d.file ? `${d.file.fileName.replace(at("."), "")}(${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1})` : "";
+    return `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
+  });
 }
