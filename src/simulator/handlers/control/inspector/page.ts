@@ -13,6 +13,14 @@ export const PAGE_POLICY = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/**
+ * The page for a hub reached at `basePath` ("" for the default hub, `/sandboxes/sbx_…` for a
+ * sandbox reached by its base path): its script, style and links stay on that hub.
+ */
+export function inspectorPage(basePath: string): string {
+  return basePath === "" ? INSPECTOR_PAGE : INSPECTOR_PAGE.replaceAll('"/_sim/', `"${basePath}/_sim/`);
+}
+
 export const INSPECTOR_PAGE = `<!doctype html>
 <html lang="en">
 <head>
