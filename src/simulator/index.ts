@@ -17,7 +17,7 @@ export type { SimRequest, SimResponse, StreamSink } from "./pipeline/exchange.ts
 export { demoKeys, demoAccounts } from "./state/fixtures/accounts.ts";
 export { ScenarioError, shippedNames, type Scenario, type ScenarioFile } from "./hub.ts";
 export { FaultError, type Fault, type FaultSpec, type FaultView } from "./hub.ts";
-export { ControlError, HubControl, type ControlTransport, type HttpControlOptions, type RequestExchange, type RequestFilter, type RequestSummary } from "./msw/control.ts";
+export { ControlError, HubControl, type ControlTransport, type HttpControlOptions, type RequestExchange, type RequestFilter, type RequestSummary, type SandboxHandle, type SandboxInfo } from "./msw/control.ts";
 
 export interface SimulatorOptions extends HubOptions, Partial<Omit<ServerOptions, "controlOff">> {
   /**

@@ -1,6 +1,7 @@
-// The inspector's page: plain HTML the script (script.ts) fills, served from the simulator
-// with everything it loads (nothing from another machine). Its policy lets it run only its
-// own script and style, talk only to its own origin, and never be framed.
+// The inspector's page: plain HTML the script (app.ts, served from script.ts) fills,
+// served from the simulator with everything it loads (nothing from another machine). Its
+// policy lets it run only its own script and style, talk only to its own origin, and never
+// be framed.
 
 export const PAGE_POLICY = [
   "default-src 'none'",
@@ -34,6 +35,7 @@ export const INSPECTOR_PAGE = `<!doctype html>
 <body>
 <header>
   <h1>Generation Hub simulator <span>inspector</span></h1>
+  <label class="hub" title="The default hub, or a sandbox (a hub of its own per test): its inspector">Hub <select id="hub-pick" aria-label="Hub"><option value="">default hub</option></select> <small id="hub-count"></small></label>
   <span id="live" class="live" title="The push channel /_sim/ui/events">connecting</span>
   <span id="clock" class="clock" title="The simulated clock">clock</span>
   <span class="bar">
