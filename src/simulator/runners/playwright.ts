@@ -59,9 +59,12 @@ export async function routeContext(context: BrowserContext, hub: HubFixture, app
   await context.addCookies([...urls].map((url) => ({ name: SANDBOX_COOKIE, value: hub.id!, url })));
 }
 
-/** A failed test gets its hub's journal: every request the test's hub answered since the test began, masked, newest first. */
+/**
+ * A test that failed (or timed out, even one marked to fail) gets its hub's journal: every
+ * request the test's hub answered since the test began, masked, newest first.
+ */
 async function attachJournal(hub: HubFixture, testInfo: TestInfo): Promise<void> {
-  if (testInfo.status === testInfo.expectedStatus) return;
+  if (testInfo.status === "passed" || testInfo.status === "skipped") return;
   const rows = await hub.control.requests({ limit: 10_000 }).catch((error: unknown) => ({ error: String(error) }));
   await testInfo.attach("hub journal", { body: JSON.stringify(rows, null, 2), contentType: "application/json" });
 }
