@@ -132,6 +132,24 @@ describe("a sandbox is a hub of its own", () => {
     expect((await b.control.requests()).length).toBeGreaterThan(0);
   });
 
+  it("an event stream gets the sandbox's events only, and ends when the sandbox is deleted", async () => {
+    const s = await root.createSandbox();
+    const stream = await fetch(`${sim.url}/v1/events`, { headers: { authorization: `Bearer ${s.api_key}` } });
+    expect(stream.status).toBe(200);
+    const text = (async () => {
+      let all = "";
+      const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+      for (let read = await reader.read(); !read.done; read = await reader.read()) all += read.value;
+      return all;
+    })();
+    const other = await call("POST", "/v1/generations", { key: "ghk_demo_full", body: { ...IMAGE, prompt: "in the default hub" } });
+    const own = await call("POST", "/v1/generations", { key: s.keys.full, body: { ...IMAGE, prompt: "in the sandbox" } });
+    await root.deleteSandbox(s.id);
+    const frames = await text;
+    expect(frames).toContain(`"id":"${own.json.id}"`);
+    expect(frames).not.toContain(other.json.id);
+  });
+
   it("a reset keeps the sandbox's keys valid, and so does loading another scenario; a key made in it through /_sim/keys reaches it by itself", async () => {
     const s = await root.createSandbox();
     await s.control.reset();
