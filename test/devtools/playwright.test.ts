@@ -2,7 +2,9 @@
 // `generation-hub mock`, run as a team runs it, from the packed packages installed in a
 // fresh project (dependencies from the npm registry, @playwright/test and Vite among them,
 // warning-free), with Debian's Chromium. The project's playwright.config.ts and its example
-// test are the simulator guide's, as written (ports and the browser's path filled in).
+// test are the simulator guide's, as written (ports and the browser's path filled in): its
+// two `typescript` blocks, which Playwright's runner runs, where the guide's `ts` blocks are
+// programs that test/docs/run-samples.test.ts runs against the simulator.
 //
 // The suite: four tests meet at barriers (files), so each step of one happens while the
 // others are at the same step: each submits, moves its clock, adds a one-shot fault,
@@ -37,9 +39,9 @@ const rootManifest = JSON.parse(readFileSync(at("package.json"), "utf8")) as { d
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", NO_COLOR: "1" };
 const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env });
 const packed = (output: string) => (JSON.parse(output.slice(output.search(/^\[/m))) as { filename: string }[])[0]!.filename;
-/** A guide's code block, found by a text only it holds. */
+/** One of the guide's Playwright blocks (fenced `typescript`), found by a text only it holds. */
 const guideBlock = (holds: string) => {
-  const block = markdownBlocks("docs/simulator.md", "ts").find((b) => b.source.includes(holds));
+  const block = markdownBlocks("docs/simulator.md", "typescript").find((b) => b.source.includes(holds));
   if (!block) throw new Error(`docs/simulator.md has no ts block with ${holds}`);
   return block.source;
 };

@@ -84,14 +84,6 @@ export const NOT_RUN: { sample: string; why: string }[] = [
     why: "imports msw, which the type check here (a folder outside the project) cannot resolve: test/simulator/msw-docs.test.ts runs it instead, and its tests must pass",
   },
   {
-    sample: "docs/simulator.md#@playwright/test",
-    why: "a Playwright configuration (playwright.config.ts), not a program: test/devtools/playwright.test.ts runs a 4-worker suite with it, from the packed packages in a fresh project",
-  },
-  {
-    sample: "docs/simulator.md#@generation-hub/devtools/playwright",
-    why: "a Playwright test, run by Playwright's runner: test/devtools/playwright.test.ts runs it as written in a fresh project from the packed packages",
-  },
-  {
     sample: "docs/simulator.md#setupWorker(...handlers)",
     why: "imports msw and needs MSW's service worker script served at the page's root: test/simulator/msw-browser.test.ts runs it in Chromium instead",
   },

@@ -80,9 +80,9 @@ function rawAnswer(status: number, reason: string, requestId: string, body: stri
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nCache-Control: private, no-store\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/** The path of a request, without its query. */
-function pathOf(request: FastifyRequest): string {
-  const url = request.raw.url ?? "/";
+/** The path of a request (or of a URL's path and query), without its query. */
+function pathOf(request: FastifyRequest | string): string {
+  const url = typeof request === "string" ? request : (request.raw.url ?? "/");
   const q = url.indexOf("?");
   return q < 0 ? url : url.slice(0, q);
 }
@@ -321,7 +321,7 @@ export function createServer(source: Hub | Sandboxes, options: ServerOptions): F
       else console.error("simulator: request failed", error);
       answer = hub.refuse(req, "internal_error");
     }
-    send(request, reply, answer, hub, routed?.url === undefined ? path : pathOf({ raw: { url: routed.url } } as FastifyRequest));
+    send(request, reply, answer, hub, routed?.url === undefined ? path : pathOf(routed.url));
   });
 
   app.addHook("onListen", async () => {
