@@ -16,8 +16,8 @@
 // default hub, as a suite without this feature shares it), the four tests fail, each on
 // its first look at what it made: the barriers make the collision certain, not a race.
 //
-// Why it takes what it takes (50 to 70 s on the shared 2-core machine, of which each run of
-// the suite 10 to 25 s): packing both packages (the dev tools' prepack compiles them and
+// Why it takes what it takes (40 to 70 s on the shared 2-core machine, of which each run of
+// the suite 8 to 15 s, up to 45 s at a load of 11): packing both packages (the dev tools' prepack compiles them and
 // copies the reference docs), installing them with @playwright/test and Vite, then two runs
 // of the suite, each with four Playwright workers (four Node processes) and Chromium in the
 // workers that open a page, on two cores. It is the consumer test of this feature: a
