@@ -24,14 +24,25 @@
 // 4. The request journal's cost: the same load on the simulator with the journal off
 //    (--journal-size 0), on (the default), and on with the inspector's page open (a client
 //    reading its push channel, /_sim/ui/events), interleaved as in 2.
+// 5. Sandboxes (BENCH_ONLY=sandboxes): in this process, the time to make one from the demo
+//    scenario (Sandboxes.create, p50 and p99 of 500) and the heap one holds idle and after a
+//    test's worth of traffic (after a full GC, 200 of them); over HTTP, the fixture's cost
+//    per test (POST then DELETE /_sim/sandboxes); and the same load as in 2 on one simulator
+//    sent to its default hub, and spread over 8 sandboxes (each request a sandbox's own key,
+//    in turn), interleaved: requests/s and server CPU per request.
 // Targets (issue 3): >= 10x Prism's throughput, >= 40% of the bare server's, p99 <= 5 ms
 // at 16 connections, first answer within 1 s, event delivery p99 <= 50 ms; (issue 21) the
-// journal costs <= 5% of the throughput, page open or not.
+// journal costs <= 5% of the throughput, page open or not; (issue 26) a sandbox made in
+// <= 5 ms at p50 in process, 8 busy sandboxes within 10% of one hub per request.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { connect, createServer, type Socket } from "node:net";
 import { createRequire } from "node:module";
 import { existsSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { Sandboxes } from "../src/simulator/sandboxes.ts";
+import type { SimRequest } from "../src/simulator/pipeline/exchange.ts";
 
 interface AutocannonResult {
   requests: { average: number };
@@ -237,6 +248,19 @@ async function firstAnswers(): Promise<Record<string, number>> {
   return Object.fromEntries(Object.entries(samples).map(([name, xs]) => [name, median(xs)]));
 }
 
+/** Each scenario and server's rounds as one row: the medians (errors summed). */
+function medians(samples: Map<string, Row[]>): Row[] {
+  return [...samples.values()].map((rs) => ({
+    scenario: rs[0]!.scenario,
+    server: rs[0]!.server,
+    rps: median(rs.map((r) => r.rps)),
+    p50: median(rs.map((r) => r.p50)),
+    p99: median(rs.map((r) => r.p99)),
+    bad: rs.reduce((n, r) => n + r.bad, 0),
+    cpu: median(rs.map((r) => r.cpu)),
+  }));
+}
+
 /**
  * The servers run side by side; rounds interleave them, so load from elsewhere on the
  * machine hits them alike. Each figure is the median over the rounds. Stops the servers.
@@ -262,15 +286,7 @@ async function rounds(servers: Launched[], beforeStop = () => {}): Promise<Row[]
     beforeStop();
     for (const server of servers) await stop(server);
   }
-  return [...samples.values()].map((rs) => ({
-    scenario: rs[0]!.scenario,
-    server: rs[0]!.server,
-    rps: median(rs.map((r) => r.rps)),
-    p50: median(rs.map((r) => r.p50)),
-    p99: median(rs.map((r) => r.p99)),
-    bad: rs.reduce((n, r) => n + r.bad, 0),
-    cpu: median(rs.map((r) => r.cpu)),
-  }));
+  return medians(samples);
 }
 
 async function throughput(): Promise<Row[]> {
@@ -377,10 +393,126 @@ async function eventDelivery(): Promise<{ delivery: number[]; submitToFrame: num
   return { delivery, submitToFrame, frames };
 }
 
+const ONE_HUB = "one hub (the default, a demo key)";
+const EIGHT = "8 sandboxes (each request a sandbox's key, in turn)";
+
+/** The same load on one simulator: to its default hub, and spread over 8 sandboxes; interleaved, medians. */
+async function sandboxLoad(): Promise<Row[]> {
+  const server = await simulator();
+  const keys: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const made = (await (await fetch(`${server.base}/_sim/sandboxes`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as { id: string; api_key: string };
+    await fetch(`${server.base}/sandboxes/${made.id}/_sim/accounts/acc_demo`, { method: "PATCH", headers: { "content-type": "application/json" }, body: JSON.stringify({ balance_cc: 1e15 }) });
+    keys.push(made.api_key);
+  }
+  let turn = 0;
+  const spread = (options: AutocannonOptions): AutocannonOptions => ({
+    ...options,
+    requests: [{
+      setupRequest: (req) => {
+        const prepared = (options.requests?.[0]?.setupRequest?.(req) ?? req) as { headers: Record<string, string> };
+        return { ...prepared, headers: { ...prepared.headers, authorization: `Bearer ${keys[turn++ % keys.length]}` } };
+      },
+    }],
+  });
+  const variants: [string, (o: AutocannonOptions) => AutocannonOptions][] = [[ONE_HUB, (o) => o], [EIGHT, spread]];
+  const samples = new Map<string, Row[]>();
+  try {
+    for (const [, vary] of variants) for (const options of Object.values(scenarios)) await autocannon({ ...vary(options(server.base)), duration: 1 }); // warm-up
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [scenario, options] of Object.entries(scenarios)) {
+        for (const [name, vary] of variants) {
+          const before = cpuSeconds(server.child.pid);
+          const r = await autocannon(vary(options(server.base)));
+          const cpu = ((cpuSeconds(server.child.pid) - before) * 1e6) / Math.max(1, r.requests.average * SECONDS);
+          const key = `${scenario}|${name}`;
+          if (!samples.has(key)) samples.set(key, []);
+          samples.get(key)!.push({ scenario, server: name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts, cpu });
+          if (VERBOSE) console.log(`round ${round + 1} | ${scenario} | ${name} | ${Math.round(r.requests.average)} req/s | ${Math.round(cpu)} us CPU/request | load ${loadavg()[0]!.toFixed(2)}`);
+        }
+      }
+    }
+  } finally {
+    await stop(server);
+  }
+  return medians(samples);
+}
+
+/** A full garbage collection (this process was not started with --expose-gc: V8 is told here). */
+function collect(): () => void {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+}
+
+/** Making sandboxes in this process, and what one holds, idle and after a test's worth of traffic. */
+async function sandboxCosts(): Promise<{ create: number[]; idleBytes: number; usedBytes: number; leftBytes: number; httpMs: number[] }> {
+  const gc = collect();
+  const front = new Sandboxes({ clockSpeed: 0 }, { max: 100_000 });
+  const create: number[] = [];
+  for (let i = 0; i < 520; i++) {
+    const started = performance.now();
+    const made = front.create(undefined);
+    const took = performance.now() - started;
+    if (i >= 20) create.push(took); // the first ones compile the code
+    if ("id" in made) front.remove(made.id);
+  }
+  const count = 200;
+  const heap = () => {
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  // A test's worth of traffic in each: 20 submits and 20 list reads, each recorded by its journal.
+  const request = (id: string, method: string, url: string, body?: string): SimRequest => ({
+    method,
+    url: `/sandboxes/${id}${url}`,
+    headers: { authorization: `Bearer ghk_demo_full`, ...(body ? { "content-type": "application/json", "idempotency-key": `${id}-${++counter}` } : {}) },
+    body: body === undefined ? undefined : new TextEncoder().encode(body),
+    baseUrl: "http://127.0.0.1:4010",
+  });
+  /** Makes `count` sandboxes, sends each its traffic, deletes them: the heap at each step. */
+  const cycle = () => {
+    const start = heap();
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const made = front.create(undefined);
+      if ("id" in made) ids.push(made.id);
+    }
+    const idle = heap();
+    for (const id of ids) {
+      for (let i = 0; i < 20; i++) {
+        front.handle(request(id, "POST", "/v1/generations", SUBMIT_BODY));
+        front.handle(request(id, "GET", "/v1/generations?limit=20"));
+      }
+    }
+    const used = heap();
+    for (const id of ids) front.remove(id);
+    return { start, idle, used, end: heap() };
+  };
+  // The first cycle compiles what the traffic needs (the request validators, ...): the second is measured.
+  const first = cycle();
+  const second = cycle();
+  const [idleBytes, usedBytes, leftBytes] = [(second.idle - second.start) / count, (second.used - second.start) / count, second.end - first.end];
+  front.shutdown();
+  // Over HTTP, what a per-test fixture costs: make one, then delete it.
+  const server = await simulator();
+  const httpMs: number[] = [];
+  try {
+    for (let i = 0; i < 120; i++) {
+      const started = performance.now();
+      const made = (await (await fetch(`${server.base}/_sim/sandboxes`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })).json()) as { id: string };
+      await (await fetch(`${server.base}/_sim/sandboxes/${made.id}`, { method: "DELETE" })).arrayBuffer();
+      if (i >= 20) httpMs.push(performance.now() - started);
+    }
+  } finally {
+    await stop(server);
+  }
+  return { create, idleBytes, usedBytes, leftBytes, httpMs };
+}
+
 const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 
 async function main() {
-  // BENCH_ONLY=first|throughput|events|journal runs one part.
+  // BENCH_ONLY=first|throughput|events|journal|sandboxes runs one part.
   const only = process.env.BENCH_ONLY;
   console.log(`Simulator benchmark, Node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? "unknown"}), ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per server and scenario (medians)`);
   console.log(`Load average before the run: ${loadavg().map((l) => l.toFixed(2)).join(", ")} (other work on the machine skews every figure)`);
@@ -435,6 +567,28 @@ async function main() {
     console.log(`\nEvent delivery with ${STREAMS} open streams (${fmt(events.frames)} frames received)`);
     console.log(`- status change -> frame at each stream: p50 ${percentile(d, 50)} ms, p99 ${percentile(d, 99)} ms, max ${d.at(-1)} ms (target p99 <= 50 ms)`);
     console.log(`- submit sent -> creation frame at each stream: p50 ${percentile(s, 50)} ms, p99 ${percentile(s, 99)} ms`);
+  }
+  if (!only || only === "sandboxes") {
+    const costs = await sandboxCosts();
+    const c = [...costs.create].sort((a, b) => a - b);
+    const h = [...costs.httpMs].sort((a, b) => a - b);
+    console.log("\nSandboxes: making one, and what it holds");
+    console.log(`- made from the demo scenario in process (Sandboxes.create, ${c.length}): p50 ${fmt(percentile(c, 50), 2)} ms, p99 ${fmt(percentile(c, 99), 2)} ms (target p50 <= 5 ms)`);
+    console.log(`- over HTTP, POST /_sim/sandboxes then DELETE (a per-test fixture's cost, ${h.length}): p50 ${fmt(percentile(h, 50), 2)} ms, p99 ${fmt(percentile(h, 99), 2)} ms`);
+    console.log(`- heap per idle sandbox (200, after a full GC): ${fmt(costs.idleBytes / 1024)} KiB; after 20 submits and 20 list reads each (journal of 200 rows): ${fmt(costs.usedBytes / 1024)} KiB; heap grown by a second cycle of making, using and deleting 200: ${fmt(costs.leftBytes / 1024)} KiB`);
+    const rows = await sandboxLoad();
+    console.log("\nThe same load on one hub, and spread over 8 sandboxes (target: within 10% per request)");
+    console.log("| Scenario | Hubs | Requests/s | vs one hub | p99 ms | server CPU us/request | CPU vs one hub | non-2xx or errors |");
+    console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+    for (const scenario of Object.keys(scenarios)) {
+      const one = rows.find((r) => r.scenario === scenario && r.server === ONE_HUB)!;
+      const eight = rows.find((r) => r.scenario === scenario && r.server === EIGHT)!;
+      for (const r of [one, eight]) {
+        const rps = r === one ? "" : `${fmt((100 * (r.rps - one.rps)) / one.rps, 1)}%`;
+        const cpu = r === one ? "" : `${fmt((100 * (r.cpu - one.cpu)) / one.cpu, 1)}%`;
+        console.log(`| ${scenario} | ${r.server} | ${fmt(r.rps)} | ${rps} | ${fmt(r.p99, 1)} | ${fmt(r.cpu)} | ${cpu} | ${fmt(r.bad)} |`);
+      }
+    }
   }
   console.log(`\nLoad average after the run: ${loadavg().map((l) => l.toFixed(2)).join(", ")}`);
 }

@@ -73,9 +73,9 @@ export const SIMULATOR_LAYERS: readonly { layer: string; prefixes: readonly stri
   { layer: "domain", prefixes: ["domain/"] },
   { layer: "pipeline", prefixes: ["pipeline/"] },
   { layer: "handlers", prefixes: ["handlers/"] },
-  { layer: "hub", prefixes: ["hub.ts"] },
+  { layer: "hub", prefixes: ["hub.ts", "sandboxes.ts"] },
   { layer: "adapters", prefixes: ["http/", "msw/", "assets/"] },
-  { layer: "entry points", prefixes: ["index.ts", "cli.ts", "main.ts", "docs-site.ts"] },
+  { layer: "entry points", prefixes: ["index.ts", "cli.ts", "main.ts", "docs-site.ts", "runners/"] },
 ];
 
 function layerOf(file: string): number {

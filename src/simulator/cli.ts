@@ -200,6 +200,8 @@ export const SETTINGS: readonly Setting[] = [
       o.journalSize = v as number;
     },
   },
+  { flag: "max-sandboxes", env: "SIM_MAX_SANDBOXES", kind: "number", count: true, help: "sandboxes alive at once, each a hub of its own for one test or worker (default 50); one more answers 503 service_unavailable", apply: (o, v) => (o.maxSandboxes = v as number) },
+  { flag: "sandbox-idle-seconds", env: "SIM_SANDBOX_IDLE_SECONDS", kind: "number", count: true, help: "real seconds without a request (or an open event stream) after which a sandbox ends (default 900)", apply: (o, v) => (o.sandboxIdleSeconds = v as number) },
   { flag: "faults", env: "SIM_FAULTS", kind: "string", help: "faults to inject (the simulator guide's Faults, at /docs/guides/simulator.html#faults): JSON, a .json file, or words such as \"kind=service_unavailable route=readAccount count=2; kind=latency latency_ms=300 rate=0.1\" (default none)", apply: (o, v) => (o.faults = faultsOption(String(v))) },
   { flag: "log", env: "SIM_LOG", kind: "boolean", help: "log every request (Fastify's logger)", apply: (o, v) => (o.logger = v as boolean) },
 ];
@@ -322,6 +324,7 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
       `  Docs:       ${sim.url}/docs/`,
       `  Site:       ${sim.url}/site/sign-in   (session cookie gh_session; subscription actions)`,
       `  OAuth:      ${sim.url}/.well-known/oauth-authorization-server`,
+      `  Sandboxes:  ${sim.control ? `${sim.url}/_sim/sandboxes   (a hub of its own per test: at most ${sim.sandboxes.limits.max}, idle ones end after ${sim.sandboxes.limits.idleSeconds} s)` : "off, with the control interface"}`,
       `  Clock:      ${sim.hub.clock.speed}x   CORS: ${corsLine(options.cors)}   Hosts: loopback, IP addresses${options.allowedHosts?.length ? `, ${options.allowedHosts.join(", ")}` : ""}`,
       ...(sim.hub.faults.size > 0 ? [`  Faults:     ${sim.hub.faults.list().map(faultLine).join("; ")}   (${sim.url}/_sim/faults)`] : []),
       "",

@@ -15,7 +15,7 @@ import { tokenResolver } from "./domain/oauth/grants.ts";
 import { parseMarkers, stepsFrom } from "./domain/outcomes.ts";
 import { quickValidator } from "./domain/quick-validators.ts";
 import { RateLimiter } from "./domain/ratelimit.ts";
-import { refuse, type Detail } from "./domain/refusal.ts";
+import { refuse, type Detail, type Refusal } from "./domain/refusal.ts";
 import { SessionStore } from "./domain/sessions.ts";
 import { controlHandlers, controlMount, mounts, operationHandlers } from "./handlers/index.ts";
 import type { Handler } from "./pipeline/context.ts";
@@ -23,7 +23,7 @@ import { dispatch, refusalFor, type Mount, type Routes } from "./pipeline/dispat
 import { CONTROL_GUARD } from "./pipeline/guard.ts";
 import type { BodyAnswer, SimRequest, SimResponse } from "./pipeline/exchange.ts";
 import type { AdapterCheck } from "./pipeline/journal.ts";
-import type { HubServices } from "./pipeline/services.ts";
+import type { HubServices, SandboxDirectory } from "./pipeline/services.ts";
 import type { HubBase } from "./state/base.ts";
 import { SimClock } from "./state/clock.ts";
 import { readFaults, type Fault } from "./state/faults.ts";
@@ -34,6 +34,7 @@ import { ScenarioCapture } from "./state/scenario/export.ts";
 import type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
 import { scenarioFrom } from "./state/scenario/read.ts";
 import { seedScenario } from "./state/scenario/seed.ts";
+import { withSandboxKeys } from "./state/sandbox-keys.ts";
 import { scheduleFixtureEnds } from "./domain/subscriptions.ts";
 import { foldLedger } from "./domain/ledger.ts";
 import { keepThread } from "./domain/support.ts";
@@ -46,6 +47,17 @@ export type { Scenario, ScenarioFile } from "./state/scenario/format.ts";
 export { ScenarioError, shippedNames } from "./state/scenario/read.ts";
 export { FaultError, type Fault, type FaultSpec } from "./state/faults.ts";
 export type { FaultView } from "./domain/faults.ts";
+
+/**
+ * Where a hub stands in a simulator server (sandboxes.ts makes its hubs with it): the
+ * sandbox it is, and the server's sandboxes, which its control routes manage. A hub made
+ * alone (`new Hub(options)`) is neither.
+ */
+export interface HubPlace {
+  /** The sandbox's id (`sbx_…`): its scenarios get the sandbox's keys, its new keys route to it. */
+  sandbox?: string;
+  sandboxes?: SandboxDirectory;
+}
 
 /** The scenario a hub starts from: the option's, else the demo (without its records when `demoData` is false). */
 function startingScenario(options: HubOptions): Scenario {
@@ -82,16 +94,22 @@ export class Hub implements HubBase, HubServices {
   #scenario: Scenario;
   /** The options' faults, read once: in force from the start and after every reset. */
   readonly #optionFaults: readonly Fault[];
+  readonly sandbox: string | undefined;
+  readonly sandboxes: SandboxDirectory | undefined;
+  readonly keyPrefix: string;
 
   /**
    * Throws ScenarioError when `options.scenario` is not a valid scenario (or a shipped
    * name), FaultError when `options.faults` holds a fault that is not valid.
    */
-  constructor(options: HubOptions = {}) {
+  constructor(options: HubOptions = {}, place: HubPlace = {}) {
     const limits = streamLimits();
     this.options = options;
+    this.sandbox = place.sandbox;
+    this.sandboxes = place.sandboxes;
+    this.keyPrefix = place.sandbox === undefined ? "ghk_sim_" : `ghk_${place.sandbox}_sim_`;
     this.#optionFaults = options.faults === undefined ? [] : readFaults(options.faults, "faults");
-    this.#starting = startingScenario(options);
+    this.#starting = this.#own(startingScenario(options));
     this.#scenario = this.#starting;
     this.#restartFaults(this.#scenario);
     this.clock = new SimClock({ speed: options.clockSpeed ?? 1, start: options.startTime });
@@ -141,6 +159,11 @@ export class Hub implements HubBase, HubServices {
     return refusalFor(this, req, refuse(code, { ...(message ? { message } : {}), ...(details ? { details } : {}) }), by);
   }
 
+  /** The answer of a refusal made before the pipeline (the front door's steps), recorded in the journal under `by`. */
+  refused(req: SimRequest, refusal: Refusal, by: AdapterCheck): BodyAnswer {
+    return refusalFor(this, req, refusal, by);
+  }
+
   /** The scenario in force: the one loaded since the last reset, else the starting one. */
   get scenario(): Scenario {
     return this.#scenario;
@@ -158,10 +181,15 @@ export class Hub implements HubBase, HubServices {
    * changes nothing) when it is not valid.
    */
   loadScenario(given: string | ScenarioFile): void {
-    const scenario = scenarioFrom(given);
+    const scenario = this.#own(scenarioFrom(given));
     this.#restartFaults(scenario); // throws (and changes nothing) when its fault ids clash with the options'
     this.#scenario = scenario;
     this.#renew();
+  }
+
+  /** The scenario as this hub holds it: a sandbox's with the sandbox's keys added (state/sandbox-keys.ts). */
+  #own(scenario: Scenario): Scenario {
+    return this.sandbox === undefined ? scenario : withSandboxKeys(scenario, this.sandbox);
   }
 
   /** The options' faults, then the scenario's, their counts and draws anew. */

@@ -8,14 +8,16 @@ import { fileAssets } from "./http/assets.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/body-limits.ts";
 import { createServer, type ServerOptions } from "./http/server.ts";
 import { HubControl, type RequestExchange, type RequestFilter, type RequestSummary } from "./msw/control.ts";
+import { DEFAULT_SANDBOX_LIMITS, Sandboxes } from "./sandboxes.ts";
 
 export { Hub } from "./hub.ts";
+export { Sandboxes, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./sandboxes.ts";
 export type { HubOptions, AssetSource, Mount } from "./hub.ts";
 export type { SimRequest, SimResponse, StreamSink } from "./pipeline/exchange.ts";
 export { demoKeys, demoAccounts } from "./state/fixtures/accounts.ts";
 export { ScenarioError, shippedNames, type Scenario, type ScenarioFile } from "./hub.ts";
 export { FaultError, type Fault, type FaultSpec, type FaultView } from "./hub.ts";
-export { ControlError, HubControl, type ControlTransport, type HttpControlOptions, type RequestExchange, type RequestFilter, type RequestSummary } from "./msw/control.ts";
+export { ControlError, HubControl, type ControlTransport, type HttpControlOptions, type RequestExchange, type RequestFilter, type RequestSummary, type SandboxHandle, type SandboxInfo } from "./msw/control.ts";
 
 export interface SimulatorOptions extends HubOptions, Partial<Omit<ServerOptions, "controlOff">> {
   /**
@@ -31,6 +33,10 @@ export interface SimulatorOptions extends HubOptions, Partial<Omit<ServerOptions
    * anyone who can reach the address.
    */
   exposeControl?: boolean;
+  /** Sandboxes alive at once (default 50); one more is refused with 503 service_unavailable. */
+  maxSandboxes?: number;
+  /** Real seconds without a request (or an open event stream) after which a sandbox ends (default 900). */
+  sandboxIdleSeconds?: number;
 }
 
 export interface RunningSimulator {
@@ -40,7 +46,10 @@ export interface RunningSimulator {
   urls: string[];
   /** Whether /_sim/ is served (off on a non-loopback host without `exposeControl`). */
   control: boolean;
+  /** The default hub: every request that names no sandbox. */
   hub: Hub;
+  /** The sandboxes (`POST /_sim/sandboxes`), each a hub of its own, and the default hub as `sandboxes.main`. */
+  sandboxes: Sandboxes;
   /**
    * The request journal's rows, newest first (`GET /_sim/requests`): what your app sent and
    * what the hub answered, with the refusal's reason; credentials by id, never by value.
@@ -83,10 +92,12 @@ function addressesOf(host: string, port: number): string[] {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const host = options.host ?? "127.0.0.1";
   const control = options.control !== false && (isLoopbackHost(host) || options.exposeControl === true);
-  const hub = new Hub({ ...options, control, assets: options.assets ?? fileAssets() });
+  const { maxSandboxes = DEFAULT_SANDBOX_LIMITS.max, sandboxIdleSeconds = DEFAULT_SANDBOX_LIMITS.idleSeconds } = options;
+  const front = new Sandboxes({ ...options, control, assets: options.assets ?? fileAssets() }, { max: maxSandboxes, idleSeconds: sandboxIdleSeconds });
+  const hub = front.main;
   let pendingDocs = 0;
   const named = [host, options.publicUrl ? new URL(options.publicUrl).hostname : ""].filter((h) => h !== "" && !h.includes(":"));
-  const app = createServer(hub, {
+  const app = createServer(front, {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     cors: options.cors ?? false,
     allowedHosts: [...named, ...(options.allowedHosts ?? [])],
@@ -117,6 +128,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     urls: urls.length > 0 ? urls : [addressUrl(shownHost, port)],
     control,
     hub,
+    sandboxes: front,
     requests: (filter) => (control ? inProcess.requests(filter) : off()),
     exchange: (seq) => (control ? inProcess.exchange(seq) : off()),
     docsBuilding(build) {
@@ -127,7 +139,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     close() {
       closed ??= (async () => {
         clearTimeout(warming);
-        hub.shutdown();
+        front.shutdown();
         await app.close();
       })();
       return closed;

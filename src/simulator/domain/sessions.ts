@@ -104,8 +104,9 @@ export class SessionStore {
     };
   }
 
-  cookieHeader(session: Session): string {
-    return `${SESSION_COOKIE}=${session.secret}; Path=/; HttpOnly; SameSite=Lax`;
+  /** The cookie for `path` (a sandbox's base path, else `/`): the browser sends it to that hub only. */
+  cookieHeader(session: Session, path = "/"): string {
+    return `${SESSION_COOKIE}=${session.secret}; Path=${path}; HttpOnly; SameSite=Lax`;
   }
 
   view(session: Session) {

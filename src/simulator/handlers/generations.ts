@@ -20,7 +20,7 @@ const QUEUED: Step = Object.freeze({ status: "QUEUED", afterMs: 0 });
 
 // Rendered, not cached: most submitted records are never read back in the same state.
 function accepted(ctx: Ctx, gen: Generation) {
-  return json(ctx, 202, ctx.hub.generations.record(gen, ctx.baseUrl), { location: `/v1/generations/${gen.id}` });
+  return json(ctx, 202, ctx.hub.generations.record(gen, ctx.baseUrl), { location: `${ctx.basePath}/v1/generations/${gen.id}` });
 }
 
 // Newest first by creation time, then id; the cursor names the last record returned.

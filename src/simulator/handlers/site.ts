@@ -23,9 +23,9 @@ function site(ctx: Ctx): SimResponse | Refusal {
   if (path === "/site/sign-in" && method === "POST") return signIn(ctx);
   if (path === "/site/sign-out" && method === "POST") {
     if (session) sessions.end(session);
-    const clear = { "set-cookie": `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0` };
+    const clear = { "set-cookie": `${SESSION_COOKIE}=; Path=${ctx.basePath}/; HttpOnly; SameSite=Lax; Max-Age=0` };
     if (wantsJson(ctx) || (headerOf(ctx, "content-type") ?? "").startsWith("application/json")) return json(ctx, 200, { signed_out: true }, clear);
-    return seeOther(ctx, "/site/", clear);
+    return seeOther(ctx, `${ctx.basePath}/site/`, clear);
   }
   return refuse("not_found", { message: `No site page ${method} ${ctx.path}.` });
 }
@@ -34,8 +34,8 @@ function home(ctx: Ctx, session: Session | undefined): SimResponse {
   if (wantsJson(ctx)) return json(ctx, 200, session ? ctx.hub.sessions.view(session) : { signed_in: false });
   const body = session
     ? `<h1>Generation Hub (simulator)</h1><p>Signed in as <code>${escapeHtml(session.account_id)}</code>.</p>` +
-      `<form method="post" action="/site/sign-out"><button type="submit">Sign out</button></form>`
-    : `<h1>Generation Hub (simulator)</h1><p>Not signed in. <a href="/site/sign-in">Sign in</a></p>`;
+      `<form method="post" action="${ctx.basePath}/site/sign-out"><button type="submit">Sign out</button></form>`
+    : `<h1>Generation Hub (simulator)</h1><p>Not signed in. <a href="${ctx.basePath}/site/sign-in">Sign in</a></p>`;
   return htmlPage(ctx, 200, "Generation Hub", body);
 }
 
@@ -46,7 +46,7 @@ export function signInPage(ctx: Ctx, returnTo: string, heading: string, error?: 
   const body = `<h1>${escapeHtml(heading)}</h1>
 <p class="who">Simulator sign-in: pick a demo account (no password).</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ""}
-<form method="post" action="/site/sign-in">
+<form method="post" action="${ctx.basePath}/site/sign-in">
 <input type="hidden" name="return_to" value="${escapeHtml(returnTo)}">
 <fieldset><legend>Account</legend>
 ${options}
@@ -69,9 +69,9 @@ function signIn(ctx: Ctx): SimResponse | Refusal {
   if (!accountId) return fail(apiKey ? "No such API key." : "account_id (or api_key) is required.", apiKey ? "api_key" : "account_id");
   if (!hub.state.accounts.has(accountId)) return fail(`No account ${accountId}.`, "account_id");
   const session = hub.sessions.start(accountId);
-  const cookie = { "set-cookie": hub.sessions.cookieHeader(session) };
+  const cookie = { "set-cookie": hub.sessions.cookieHeader(session, `${ctx.basePath}/`) };
   if (asJson) return json(ctx, 200, hub.sessions.view(session), cookie);
-  return seeOther(ctx, safeReturn(form.get("return_to"), ctx.baseUrl) ?? "/site/", cookie);
+  return seeOther(ctx, safeReturn(form.get("return_to"), ctx.baseUrl) ?? `${ctx.basePath}/site/`, cookie);
 }
 
 /**

@@ -5,14 +5,14 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
-import { envelope, refuse } from "../domain/refusal.ts";
+import { envelope, refuse, Refusal } from "../domain/refusal.ts";
 import { unreachable, type BodyAnswer, type SimRequest, type SimResponse, type StreamAnswer } from "../pipeline/exchange.ts";
 import type { Hub } from "../hub.ts";
+import { isRouteRefused, SANDBOX_HEADER, Sandboxes } from "../sandboxes.ts";
 import { newRequestId } from "../state/util.ts";
 import { bodyLimitOf, tooLargeMessage, UPLOAD_ROUTES } from "./body-limits.ts";
-import { corsOpens } from "./cors.ts";
-import { docsFile, docsHeaders } from "./docs.ts";
-import { hostAllowList, hostnameOf } from "./hosts.ts";
+import { corsAllows, frontDoor, type Door } from "./front-door.ts";
+import { hostAllowList } from "./hosts.ts";
 
 export interface ServerOptions {
   /** Largest request body accepted; above it answers 413 `request_too_large`. */
@@ -42,7 +42,6 @@ export interface ServerOptions {
 }
 
 const EXPOSED = "X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, Location, ETag, WWW-Authenticate";
-const ALLOWED_HEADERS = "Authorization, Content-Type, Idempotency-Key, X-Request-Id, Last-Event-ID, Accept-Language, If-None-Match";
 const HOST = /^[A-Za-z0-9.\-_:[\]]{1,255}$/;
 
 // Base addresses by Host header: the same few values arrive on every request. A proxy's
@@ -76,48 +75,24 @@ function repeatedAuthorization(rawHeaders: readonly string[]): string[] | undefi
   return values && values.length > 1 ? values : undefined;
 }
 
-function corsAllows(option: ServerOptions["cors"], origin: string | undefined, path: string): origin is string {
-  if (!origin || option === false || !corsOpens(path)) return false;
-  return option === true || option.includes(origin);
-}
-
-/** What /docs answers while the site is first built (a few seconds on a fresh install). */
-const DOCS_BUILDING_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="1"><title>Building the reference docs</title></head>
-<body style="font-family: system-ui, sans-serif; margin: 3rem">
-<h1>Building the reference docs</h1>
-<p>The simulator is building the docs from the contract. This page reloads itself when they are ready; the API under <code>/v1</code> already answers.</p>
-</body></html>
-`;
-
 /** A complete raw answer for a socket whose request Node could not parse. */
 function rawAnswer(status: number, reason: string, requestId: string, body: string): string {
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nCache-Control: private, no-store\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/** The path of a request, without its query. */
-function pathOf(request: FastifyRequest): string {
-  const url = request.raw.url ?? "/";
+/** The path of a request (or of a URL's path and query), without its query. */
+function pathOf(request: FastifyRequest | string): string {
+  const url = typeof request === "string" ? request : (request.raw.url ?? "/");
   const q = url.indexOf("?");
   return q < 0 ? url : url.slice(0, q);
 }
 
-/** Why a Host is refused, and the flag that allows it. */
-function hostRefused(host: string): string {
-  const name = hostnameOf(host) ?? host;
-  return `The Host ${JSON.stringify(host.slice(0, 200))} is not a name of this simulator: a page of another site may have pointed its own name at this machine (DNS rebinding), so only loopback names (localhost, *.localhost), IP addresses and the names it was given are answered. To reach it by this name, start it with --allowed-hosts ${JSON.stringify(name.slice(0, 200))} (or SIM_ALLOWED_HOSTS).`;
-}
-
-/** Why a preflight is refused, and what to do instead. */
-function closedCors(origin: string, path: string): string {
-  const shown = JSON.stringify(origin.slice(0, 200));
-  if (!corsOpens(path)) {
-    return `No cross-origin access to ${path.slice(0, 200)} for ${origin.slice(0, 200)}: CORS never opens here (the control interface /_sim/, the site's pages and forms, /oauth/authorize and the docs are for the simulator's own pages and tools). --cors opens /v1, the storage upload PUT and the OAuth routes a browser app calls.`;
-  }
-  return `No cross-origin access for ${origin.slice(0, 200)}: browsers cannot send API keys or tokens to /v1 (CORS for Authorization is closed, as on the real hub). Call the API through your dev server's proxy, or start the simulator with --cors ${shown} for local work.`;
-}
-
-export function createServer(hub: Hub, options: ServerOptions): FastifyInstance {
+/**
+ * The server in front of `source`: a simulator's sandboxes and default hub (startSimulator),
+ * or one hub made alone (no sandbox is then reached: a sandbox hint is refused).
+ */
+export function createServer(source: Hub | Sandboxes, options: ServerOptions): FastifyInstance {
+  const front = source instanceof Sandboxes ? source : Sandboxes.alone(source);
   let fallbackBase = "http://127.0.0.1";
   const allowsHost = hostAllowList(options.allowedHosts);
 
@@ -152,23 +127,25 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: options.bodyLimit }, (_req, body, done) => done(null, body));
 
-  function simRequest(request: FastifyRequest): SimRequest {
+  /** The request as the hub sees it: `url` and `basePath` when the front door routed it by a sandbox's base path. */
+  function simRequest(request: FastifyRequest, url?: string, basePath?: string): SimRequest {
     const raw = request.raw;
     const body = request.body;
     const authorizations = repeatedAuthorization(raw.rawHeaders);
     return {
       method: raw.method ?? "GET",
-      url: raw.url ?? "/",
+      url: url ?? raw.url ?? "/",
       headers: authorizations ? { ...raw.headers, authorization: authorizations } : raw.headers,
       body: Buffer.isBuffer(body) ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : undefined,
       baseUrl: baseUrlOf(raw, fallbackBase),
       remoteAddress: raw.socket.remoteAddress,
+      basePath,
     };
   }
 
-  function corsHeaders(request: FastifyRequest): Record<string, string> {
+  function corsHeaders(request: FastifyRequest, path: string): Record<string, string> {
     const origin = request.headers.origin;
-    if (!corsAllows(options.cors, origin, pathOf(request))) return {};
+    if (!corsAllows(options.cors, origin, path)) return {};
     return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED };
   }
 
@@ -177,23 +154,24 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
    * string body then leaves in one write with the head, one packet on the wire, which
    * Fastify's send does not do). Fastify no longer sees what fails after the hijack, so
    * every failure here, now or in a later callback, still ends the exchange: a 500 in the
-   * envelope while nothing is written yet, else the connection closes.
+   * envelope while nothing is written yet, else the connection closes. `hub` is the one
+   * that answered, `path` the path it answered (what CORS is decided on).
    */
-  function send(request: FastifyRequest, reply: FastifyReply, answer: SimResponse): void {
+  function send(request: FastifyRequest, reply: FastifyReply, answer: SimResponse, hub: Hub, path: string): void {
     reply.hijack();
     try {
-      deliver(request, reply, answer);
+      deliver(request, reply, answer, hub, path);
     } catch (error) {
-      failed(request, reply.raw, error);
+      failed(request, reply.raw, error, hub);
     }
   }
 
-  function deliver(request: FastifyRequest, reply: FastifyReply, answer: SimResponse): void {
+  function deliver(request: FastifyRequest, reply: FastifyReply, answer: SimResponse, hub: Hub, path: string): void {
     switch (answer.kind) {
       case "deferred":
         answer.deferred.then(
-          (settled) => send(request, reply, settled),
-          () => send(request, reply, hub.refuse(simRequest(request), "internal_error")),
+          (settled) => send(request, reply, settled, hub, path),
+          () => send(request, reply, hub.refuse(simRequest(request), "internal_error"), hub, path),
         );
         return;
       // Faults (pipeline/faults.ts): no answer at all, or the answer later.
@@ -204,11 +182,11 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
       case "body":
         if (answer.delayMs !== undefined) {
           const later = { ...answer, delayMs: undefined };
-          setTimeout(() => send(request, reply, later), answer.delayMs);
+          setTimeout(() => send(request, reply, later, hub, path), answer.delayMs);
           return;
         }
-        if (answer.kind === "stream") writeStream(request, reply.raw, answer);
-        else writeBody(request, reply.raw, answer);
+        if (answer.kind === "stream") writeStream(request, reply.raw, answer, path);
+        else writeBody(request, reply.raw, answer, path);
         return;
       default:
         unreachable(answer);
@@ -216,7 +194,7 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
   }
 
   /** A failure after the hijack: the envelope's 500 while the head is unwritten, else the connection closes. */
-  function failed(request: FastifyRequest, res: ServerResponse, error: unknown): void {
+  function failed(request: FastifyRequest, res: ServerResponse, error: unknown, hub: Hub): void {
     if (options.logger) request.log.error(error);
     else console.error(`simulator: ${request.raw.method} ${request.raw.url} could not be answered`, error);
     if (!res.headersSent && !res.destroyed) {
@@ -232,12 +210,12 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     res.destroy();
   }
 
-  function headersOf(request: FastifyRequest, answer: BodyAnswer | StreamAnswer): Record<string, string> {
-    return options.cors === false ? answer.headers : { ...answer.headers, ...corsHeaders(request) };
+  function headersOf(request: FastifyRequest, answer: BodyAnswer | StreamAnswer, path: string): Record<string, string> {
+    return options.cors === false ? answer.headers : { ...answer.headers, ...corsHeaders(request, path) };
   }
 
-  function writeStream(request: FastifyRequest, res: ServerResponse, answer: StreamAnswer): void {
-    res.writeHead(answer.status, headersOf(request, answer));
+  function writeStream(request: FastifyRequest, res: ServerResponse, answer: StreamAnswer, path: string): void {
+    res.writeHead(answer.status, headersOf(request, answer, path));
     res.flushHeaders();
     let stop: (() => void) | undefined;
     let ended = false;
@@ -266,8 +244,9 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     else res.on("close", () => stop?.());
   }
 
-  function writeBody(request: FastifyRequest, res: ServerResponse, answer: BodyAnswer): void {
-    const headers = headersOf(request, answer);
+  /** A body answer; `headers` as given (an answer of the front door's own carries no CORS headers but its own). */
+  function writeBody(request: FastifyRequest, res: ServerResponse, answer: BodyAnswer, path: string | undefined): void {
+    const headers = path === undefined ? { ...answer.headers } : headersOf(request, answer, path);
     const body = answer.body;
     const bytes = body === undefined ? undefined : typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     if (bytes !== undefined) headers["content-length"] = String(typeof bytes === "string" ? Buffer.byteLength(bytes) : bytes.length);
@@ -282,55 +261,36 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
     if (options.logger) request.log.info({ statusCode: answer.status }, "request completed");
   }
 
+  // The front door's steps (front-door.ts), and the one Door they read, reused: serve is
+  // synchronous up to the hub's answer, so no two requests share it at once.
+  const steps = frontDoor({ allowsHost, controlOff: options.controlOff, cors: options.cors, docsDir: options.docsDir, docsBuilding: options.docsBuilding }, front);
+  const door: Door = { request: undefined as unknown as FastifyRequest, path: "/", hub: front.main, url: undefined, basePath: undefined };
+
   function serve(request: FastifyRequest, reply: FastifyReply): void {
-    const host = request.raw.headers.host;
-    // Every route, docs and preflight included: HTTP/1.1 requires Host (RFC 9112).
-    if (host === undefined && request.raw.httpVersion === "1.1") {
-      send(request, reply, hub.refuse(simRequest(request), "invalid_request", "An HTTP/1.1 request must carry a Host header.", [{ field: "Host", reason: "required", message: "Host is required" }], "host header"));
-      return;
-    }
-    if (host !== undefined && !allowsHost(host)) {
-      send(request, reply, hub.refuse(simRequest(request), "origin_mismatch", hostRefused(host), undefined, "host allow-list"));
-      return;
-    }
-    const path = pathOf(request);
-    if (options.controlOff && (path === "/_sim" || path.startsWith("/_sim/"))) {
-      send(request, reply, hub.refuse(simRequest(request), "not_found", options.controlOff, undefined, "control off"));
-      return;
-    }
-    const origin = request.headers.origin;
-    const preflight = request.method === "OPTIONS" && origin !== undefined && request.headers["access-control-request-method"] !== undefined;
-    if (preflight && !corsAllows(options.cors, origin, path)) {
-      // Closed as on the real hub; the answer (visible in the browser's network panel) says why and what to do.
-      send(request, reply, hub.refuse(simRequest(request), "not_found", closedCors(origin!, path), undefined, "cors"));
-      return;
-    }
-    if (preflight) {
-      reply.code(204).headers({
-        "access-control-allow-origin": origin!,
-        "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE",
-        "access-control-allow-headers": ALLOWED_HEADERS,
-        "access-control-max-age": "600",
-        vary: "Origin",
-      }).send();
-      return;
-    }
-    if (options.docsDir && path.startsWith("/docs") && (request.method === "GET" || request.method === "HEAD")) {
-      const file = path === "/docs" || path.startsWith("/docs/") ? docsFile(options.docsDir, path) : undefined;
-      if (file) {
-        if (path === "/docs") {
-          reply.code(301).header("location", "/docs/").send();
-          return;
+    door.request = request;
+    door.path = pathOf(request);
+    door.hub = front.main;
+    door.url = undefined;
+    door.basePath = undefined;
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i]!;
+      const stop = step.check(door);
+      if (stop === undefined) continue;
+      const { hub, path, url, basePath } = door;
+      if (stop instanceof Refusal) send(request, reply, hub.refused(simRequest(request, url, basePath), stop, step.name), hub, path);
+      else {
+        // The server's own answer (a preflight, a docs file): written as it is, outside every hub's journal.
+        reply.hijack();
+        try {
+          writeBody(request, reply.raw, stop, undefined);
+        } catch (error) {
+          failed(request, reply.raw, error, hub);
         }
-        reply.code(200).headers(docsHeaders(path, file)).send(file.bytes);
-        return;
       }
-      if (options.docsBuilding?.()) {
-        reply.code(503).headers({ "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "retry-after": "1", "x-content-type-options": "nosniff", "content-security-policy": "default-src 'none'; frame-ancestors 'none'" }).send(DOCS_BUILDING_PAGE);
-        return;
-      }
+      return;
     }
-    send(request, reply, hub.handle(simRequest(request)));
+    const { hub, path } = door;
+    send(request, reply, hub.handle(simRequest(request, door.url, door.basePath)), hub, path);
   }
 
   app.route({ method: app.supportedMethods as string[], url: "/", handler: serve });
@@ -344,7 +304,13 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
     if (reply.sent || request.raw.destroyed) return;
-    const req = simRequest(request);
+    // Refused before the front door (a body too large): recorded by the hub the request was for.
+    const raw = request.raw;
+    const path = pathOf(request);
+    const route = front.route(path, raw.url ?? "/", raw.headers.authorization, raw.headers[SANDBOX_HEADER], raw.headers.cookie);
+    const hub = route === undefined ? front.main : route.hub;
+    const routed = route !== undefined && !isRouteRefused(route) ? route : undefined;
+    const req = simRequest(request, routed?.url, routed?.basePath);
     let answer: SimResponse;
     if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413) {
       answer = hub.refuse(req, "request_too_large", tooLargeMessage(options.bodyLimit), undefined, "body limit");
@@ -355,7 +321,7 @@ export function createServer(hub: Hub, options: ServerOptions): FastifyInstance 
       else console.error("simulator: request failed", error);
       answer = hub.refuse(req, "internal_error");
     }
-    send(request, reply, answer);
+    send(request, reply, answer, hub, routed?.url === undefined ? path : pathOf(routed.url));
   });
 
   app.addHook("onListen", async () => {

@@ -9,6 +9,8 @@ import type { Outcome } from "../domain/outcomes.ts";
 import type { SessionStore } from "../domain/sessions.ts";
 import type { RequestExchange, RequestSummary } from "../handlers/control/inspector/views.ts";
 import type { Hub } from "../hub.ts";
+import { refuse } from "../domain/refusal.ts";
+import type { SandboxView } from "../pipeline/services.ts";
 import type { Account, ApiKey } from "../state/accounts.ts";
 import type { FaultSpec } from "../state/faults.ts";
 import type { Scenario, ScenarioFile } from "../state/scenario/format.ts";
@@ -89,6 +91,15 @@ export interface LoadedScenario extends ScenarioSummary {
 
 export type { RequestExchange, RequestSummary } from "../handlers/control/inspector/views.ts";
 
+/** A sandbox as `GET /_sim/sandboxes` shows it: its id, keys, times, and `base_url`, the address that reaches it by its base path. */
+export type SandboxInfo = SandboxView & { base_url: string };
+
+/** A sandbox just made (`control.createSandbox()`): what the control interface answered, and a control bound to it. */
+export interface SandboxHandle extends SandboxInfo {
+  /** The sandbox's control interface (`/sandboxes/{id}/_sim/…`): every method of HubControl, on this sandbox only. */
+  control: HubControl;
+}
+
 /** Which rows of the request journal to answer (`GET /_sim/requests`); every field narrows, none: the newest 100. */
 export interface RequestFilter {
   /** Status classes (`"4xx"`) or statuses (`404`; `0`: no answer, a dropped connection). */
@@ -145,11 +156,19 @@ export interface ControlCall {
 /** How a `HubControl` reaches the control routes: answers one request with a Response. */
 export type ControlTransport = (call: ControlCall) => Promise<Response>;
 
-/** Through an in-process hub's own `handle` (what the MSW handlers and `startSimulator` use). */
-export function inProcessTransport(hub: Hub, baseUrl: string): ControlTransport {
+/**
+ * Through an in-process hub's own `handle` (what the MSW handlers and `startSimulator` use);
+ * with `sandbox`, through the simulator's routing to that sandbox's hub (its base path).
+ */
+export function inProcessTransport(hub: Hub, baseUrl: string, sandbox?: string): ControlTransport {
   return (call) => {
-    const req = { method: call.method, url: `/_sim/${call.path}`, headers: call.headers, body: call.body, baseUrl };
-    return toResponse(hub, req, hub.handle(req), new AbortController().signal);
+    const path = `/_sim/${call.path}`;
+    const req = { method: call.method, url: sandbox === undefined ? path : `/sandboxes/${encodeURIComponent(sandbox)}${path}`, headers: call.headers, body: call.body, baseUrl };
+    if (sandbox === undefined) return toResponse(hub, req, hub.handle(req), new AbortController().signal);
+    const answer = hub.sandboxes
+      ? hub.sandboxes.handle(req)
+      : hub.refused(req, refuse("not_found", { message: `No sandbox ${sandbox}: sandboxes belong to a simulator server (generation-hub mock, startSimulator()), and this hub was made alone (new Hub(), the Mock Service Worker handlers).` }), "sandbox");
+    return toResponse(hub, req, answer, new AbortController().signal);
   };
 }
 
@@ -158,6 +177,8 @@ export interface HttpControlOptions {
   fetch?: typeof fetch;
   /** Headers sent with every control request (besides the JSON content type). */
   headers?: Record<string, string>;
+  /** The sandbox whose control interface to reach (`/sandboxes/{id}/_sim/…`); default: the simulator's default hub. */
+  sandbox?: string;
 }
 
 /**
@@ -166,7 +187,8 @@ export interface HttpControlOptions {
  * control interface's guard (loopback Host, no foreign Origin, JSON only) admits it.
  */
 export function httpTransport(baseUrl: string, options: HttpControlOptions = {}): ControlTransport {
-  const base = baseUrl.replace(/\/+$/, "");
+  const root = baseUrl.replace(/\/+$/, "");
+  const base = options.sandbox === undefined ? root : `${root}/sandboxes/${encodeURIComponent(options.sandbox)}`;
   return (call) => (options.fetch ?? globalThis.fetch)(`${base}/_sim/${call.path}`, { method: call.method, headers: { ...options.headers, ...call.headers }, body: call.body as Uint8Array<ArrayBuffer> | undefined });
 }
 
@@ -178,17 +200,63 @@ export function httpTransport(baseUrl: string, options: HttpControlOptions = {})
  */
 export class HubControl {
   readonly #send: ControlTransport;
+  /** The transport to a sandbox of the same simulator (by id); undefined: this transport reaches no other. */
+  readonly #bind: ((sandbox: string) => ControlTransport) | undefined;
+  /** The sandbox this control is bound to (`sbx_…`), or undefined for the default hub. */
+  readonly sandboxId: string | undefined;
 
-  /** An in-process hub's control (`new HubControl(hub, baseUrl)`), or any transport's. */
+  /**
+   * An in-process hub's control (`new HubControl(hub, baseUrl)`), or any transport's; with
+   * `bind`, the transport to one of the simulator's sandboxes (what `sandbox(id)` uses).
+   */
   constructor(hub: Hub, baseUrl: string);
-  constructor(transport: ControlTransport);
-  constructor(source: Hub | ControlTransport, baseUrl?: string) {
-    this.#send = typeof source === "function" ? source : inProcessTransport(source, baseUrl ?? "http://127.0.0.1:4010");
+  constructor(transport: ControlTransport, bind?: (sandbox: string) => ControlTransport, sandboxId?: string);
+  constructor(source: Hub | ControlTransport, second?: string | ((sandbox: string) => ControlTransport), sandboxId?: string) {
+    if (typeof source === "function") {
+      this.#send = source;
+      this.#bind = typeof second === "function" ? second : undefined;
+    } else {
+      const baseUrl = typeof second === "string" ? second : "http://127.0.0.1:4010";
+      this.#send = inProcessTransport(source, baseUrl);
+      this.#bind = (sandbox) => inProcessTransport(source, baseUrl, sandbox);
+    }
+    this.sandboxId = sandboxId;
   }
 
-  /** The control of a simulator running at `baseUrl` (another process, or `generation-hub mock`), over HTTP. */
+  /**
+   * The control of a simulator running at `baseUrl` (another process, or `generation-hub
+   * mock`), over HTTP; with `options.sandbox`, of that sandbox (`/sandboxes/{id}/_sim/…`).
+   */
   static overHttp(baseUrl: string, options: HttpControlOptions = {}): HubControl {
-    return new HubControl(httpTransport(baseUrl, options));
+    const { sandbox, ...rest } = options;
+    return new HubControl(httpTransport(baseUrl, options), (id) => httpTransport(baseUrl, { ...rest, sandbox: id }), sandbox);
+  }
+
+  /** The control of one sandbox of the same simulator: every method, on that sandbox's hub only. */
+  sandbox(id: string): HubControl {
+    if (!this.#bind) throw new TypeError("This control's transport reaches one hub only; make it with HubControl.overHttp(url) or new HubControl(hub, baseUrl) to reach sandboxes.");
+    return new HubControl(this.#bind(id), this.#bind, id);
+  }
+
+  /**
+   * A new sandbox (`POST /_sim/sandboxes`) from a scenario (a shipped name or a file; the
+   * simulator's starting scenario by default): its id, `base_url`, `api_key` (every scope)
+   * and `keys` (its copy of each scenario key by role, `keys.full`, ...), and a control
+   * bound to it. Rejects with ControlError 503 when the simulator holds `--max-sandboxes`.
+   */
+  async createSandbox(options: { scenario?: string | ScenarioFile } = {}): Promise<SandboxHandle> {
+    const made = await this.request<SandboxInfo>("POST", "sandboxes", options.scenario === undefined ? {} : { scenario: options.scenario });
+    return { ...made, control: this.sandbox(made.id) };
+  }
+
+  /** The simulator's live sandboxes. */
+  async sandboxes(): Promise<SandboxInfo[]> {
+    return (await this.request<{ data: SandboxInfo[] }>("GET", "sandboxes")).data;
+  }
+
+  /** Ends a sandbox: its open streams end, its keys stop working, its base path answers 410. */
+  deleteSandbox(id: string): Promise<SandboxInfo & { deleted: true }> {
+    return this.request("DELETE", `sandboxes/${encodeURIComponent(id)}`);
   }
 
   /**

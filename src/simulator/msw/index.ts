@@ -20,6 +20,8 @@ export {
   type RequestExchange,
   type RequestFilter,
   type RequestSummary,
+  type SandboxHandle,
+  type SandboxInfo,
   type ScenarioSummary,
   type SessionView,
 } from "./control.ts";

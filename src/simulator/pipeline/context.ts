@@ -19,7 +19,10 @@ export interface Ctx {
   query: URLSearchParams;
   requestId: string;
   lang: Lang;
+  /** The address the caller reached the hub at: `--public-url` or the request's, with a sandbox's base path when it came by one. */
   baseUrl: string;
+  /** A sandbox's base path when the request came by it (`/sandboxes/sbx_…`), else "": put before the paths of the hub's own links and forms. */
+  basePath: string;
   operation?: Operation;
   params: Record<string, string>;
   credential?: Credential;

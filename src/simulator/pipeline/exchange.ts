@@ -14,6 +14,12 @@ export interface SimRequest {
   baseUrl: string;
   /** The caller's network address, when the adapter knows it (per-IP limits of the OAuth registration). */
   remoteAddress?: string;
+  /**
+   * The part of the caller's path before `url` when the request reached a sandbox by its
+   * base path (`/sandboxes/sbx_…`; the front door strips it from `url`): links, the site's
+   * forms and redirects, the OAuth issuer and `Location` keep it. Undefined otherwise.
+   */
+  basePath?: string;
 }
 
 import type { StreamSink } from "../domain/events.ts";

@@ -25,8 +25,10 @@ import { isV1 } from "./ladder.ts";
 export const ADAPTER_CHECKS = {
   "host header": "the server: an HTTP/1.1 request without Host",
   "host allow-list": "the server's Host allow-list (a DNS rebinding guard; --allowed-hosts names more hosts)",
+  sandbox: "the server's sandbox routing (a sandbox's key, its base path /sandboxes/{id}, the Hub-Sandbox header or the hub_sandbox cookie)",
   "control off": "the server: /_sim/ is off on a --host other than loopback (--expose-control)",
   cors: "the server: CORS is closed here (--cors opens /v1 and the routes a browser app calls, never /_sim/)",
+  docs: "the server: the reference docs at /docs/",
   "body limit": "the server's body size limit (--body-limit)",
   "body reading": "the server: the body could not be read",
 } as const;

@@ -22,13 +22,19 @@ export function readLimit(query: URLSearchParams): number | Refusal {
   return n;
 }
 
-// The last cursor made: a list polled page after page names the same position again.
-let lastCursor = { epoch: "", position: "", cursor: "" };
+// The last cursor made in each state (by its epoch: a hub's, a sandbox's): a list polled
+// page after page names the same position again, and the sandboxes of one simulator,
+// polled in turn, do not push each other's out.
+const lastCursors = new Map<string, { position: string; cursor: string }>();
+/** States whose last cursor is kept (an epoch is a state's, made anew on reset). */
+const EPOCHS_KEPT = 256;
 
 export function makeCursor(epoch: string, position: string): string {
-  if (lastCursor.position === position && lastCursor.epoch === epoch) return lastCursor.cursor;
+  const last = lastCursors.get(epoch);
+  if (last !== undefined && last.position === position) return last.cursor;
   const cursor = `${base64url(position)}.${fnv(`${epoch}|cursor|${position}`)}`;
-  lastCursor = { epoch, position, cursor };
+  if (last === undefined && lastCursors.size >= EPOCHS_KEPT) lastCursors.clear();
+  lastCursors.set(epoch, { position, cursor });
   return cursor;
 }
 

@@ -14,6 +14,7 @@ import type { Account, ApiKey } from "../../state/accounts.ts";
 import type { Generation } from "../../state/generations.ts";
 import { isoTime, LONGEST_SPAN_DAYS } from "../../state/util.ts";
 import { controlBody, invalid, type ControlBody as Body, type ControlHandler, type ControlRoutes } from "./body.ts";
+import { sandboxControl } from "./sandboxes.ts";
 
 type Hub = HubServices;
 
@@ -101,7 +102,7 @@ const createKey: ControlHandler = (ctx) => {
   const now = hub.clock.now();
   const id = hub.ids.next("key_", now);
   const key: ApiKey = {
-    secret: `ghk_sim_${id.slice(4).toLowerCase()}`,
+    secret: `${hub.keyPrefix}${id.slice(4).toLowerCase()}`,
     id,
     account_id: accountId,
     scopes: [...(scopes as string[])],
@@ -243,4 +244,6 @@ export const coreControl: ControlRoutes = {
   "POST generations/{id}/cancel": generationChange(cancelGeneration),
   "POST generations/{id}/delete": deleteGeneration,
   "DELETE generations/{id}": deleteGeneration,
+  // A sandbox is a hub of its own: made, listed and ended here (sandboxes.ts).
+  ...sandboxControl,
 };

@@ -110,7 +110,7 @@ export const authorize: Handler = (ctx) => {
     return success(makeCode(hub, o, request, newGrant(hub, o, account.id, client.client_id, scopes), scopes));
   }
   const session = hub.sessions.find(headerOf(ctx, "cookie"), now);
-  if (!session) return signInPage(ctx, ctx.req.url, `Sign in to continue to ${client.client_name ?? client.client_id}`);
+  if (!session) return signInPage(ctx, ctx.basePath + ctx.req.url, `Sign in to continue to ${client.client_name ?? client.client_id}`);
   const account = hub.state.accounts.get(session.account_id);
   if (!account || !account.api_access || account.suspended) return fail("access_denied", "The account has no API access or is suspended");
   if (!client.native) {
@@ -138,11 +138,11 @@ function consentPage(ctx: Ctx, client: ClientRecord, pending: Pending): SimRespo
   const boxes = pending.scopes
     .map((scope) => `<label class="scope"><input type="checkbox" name="scope" value="${escapeHtml(scope)}" checked> <code>${escapeHtml(scope)}</code><small>${escapeHtml(SCOPE_LABELS[scope] ?? scope)}</small></label>`)
     .join("\n");
-  const again = `/site/sign-in?return_to=${encodeURIComponent(ctx.req.url)}`;
+  const again = `${ctx.basePath}/site/sign-in?return_to=${encodeURIComponent(ctx.basePath + ctx.req.url)}`;
   const body = `<h1>Authorize <span id="app-name">${escapeHtml(name)}</span></h1>
 <p class="who">Signed in as <code id="account">${escapeHtml(pending.account_id)}</code>. <a href="${escapeHtml(again)}">Not you?</a></p>
 <p><strong>${escapeHtml(name)}</strong> asks for access to your Generation Hub account.${client.native ? " It runs on your device." : ""}</p>
-<form method="post" action="/site/oauth/consent">
+<form method="post" action="${ctx.basePath}/site/oauth/consent">
 <input type="hidden" name="consent_id" value="${escapeHtml(pending.id)}">
 <fieldset><legend>Allow it to</legend>
 ${boxes}

@@ -17,6 +17,7 @@ import type { HubState } from "../hub-state.ts";
 import { jsonSlices, LazyList, whole } from "../json-slices.ts";
 import { linkOf } from "../ledger.ts";
 import { merged } from "../timeline.ts";
+import { SANDBOX_KEY_PREFIX } from "../sandbox-keys.ts";
 import type { RateLimitConfig, SpentWindow } from "../options.ts";
 import { subscriptionSeed } from "../subscriptions.ts";
 import type { Scenario, ScenarioAsset, ScenarioGeneration, ScenarioKey, ScenarioLedgerRow } from "./format.ts";
@@ -67,7 +68,9 @@ export class ScenarioCapture implements GenerationCapture {
     this.#now = now;
     const ago = (t: number) => (now - t) / 1000;
     const ahead = (t: number) => (t - now) / 1000;
-    const keyIds = new Set([...state.keys.values()].map((k) => k.id));
+    // A sandbox's own keys route to it alone: the file leaves them out, and a sandbox that loads it adds its own.
+    const keys = [...state.keys.values()].filter((k) => !k.secret.startsWith(SANDBOX_KEY_PREFIX));
+    const keyIds = new Set(keys.map((k) => k.id));
     const sample = base.assets("image");
     const folderName = new Map([...state.library.folders.values()].flat().map((f) => [f.id, f.name]));
 
@@ -99,7 +102,7 @@ export class ScenarioCapture implements GenerationCapture {
         early_access: a.early_access,
         subscription: a.subscription && subscriptionSeed(a.subscription, now),
       })),
-      keys: [...state.keys.values()].map((k) => ({
+      keys: keys.map((k) => ({
         secret: k.secret,
         id: k.id,
         account_id: k.account_id,

@@ -14,7 +14,7 @@ import type { BodyAnswer } from "../../../pipeline/exchange.ts";
 import type { ControlHandler, ControlRoutes } from "../body.ts";
 import { inspectorChannel } from "./channel.ts";
 import { overviewOf } from "./overview.ts";
-import { INSPECTOR_PAGE, PAGE_POLICY } from "./page.ts";
+import { inspectorPage, PAGE_POLICY } from "./page.ts";
 import { INSPECTOR_SCRIPT } from "./script.ts";
 import { INSPECTOR_STYLE } from "./style.ts";
 import { CredentialNames, exchangeOf, filterOf, passes, summaryOf } from "./views.ts";
@@ -71,7 +71,7 @@ export const inspectorControl: ControlRoutes = {
     return json(ctx, 200, { cleared: true });
   },
   "GET overview": quiet((ctx) => json(ctx, 200, overviewOf(ctx.hub))),
-  "GET ui": quiet((ctx) => asset(ctx, "text/html; charset=utf-8", INSPECTOR_PAGE, { "content-security-policy": PAGE_POLICY, "x-frame-options": "DENY", "referrer-policy": "same-origin" })),
+  "GET ui": quiet((ctx) => asset(ctx, "text/html; charset=utf-8", inspectorPage(ctx.basePath), { "content-security-policy": PAGE_POLICY, "x-frame-options": "DENY", "referrer-policy": "same-origin" })),
   "GET ui/app.js": quiet((ctx) => asset(ctx, "text/javascript; charset=utf-8", INSPECTOR_SCRIPT)),
   "GET ui/app.css": quiet((ctx) => asset(ctx, "text/css; charset=utf-8", INSPECTOR_STYLE)),
   "GET ui/events": inspectorChannel,

@@ -105,6 +105,11 @@ function generationsOf(hub: HubServices) {
   return [...groups.values()].map((group) => ({ status: group.status, count: group.count, data: group.shown.map((g) => generationView(g, shown.get(g.id)!)) }));
 }
 
+/** The simulator's sandboxes, for the inspector's picker: by id and scenario, never a key. */
+function sandboxesOf(hub: HubServices) {
+  return (hub.sandboxes?.list() ?? []).map((s) => ({ id: s.id, scenario: s.scenario, created_at: s.created_at, open_streams: s.open_streams }));
+}
+
 export function overviewOf(hub: HubServices) {
   const state = hub.state;
   const now = hub.clock.now();
@@ -143,5 +148,10 @@ export function overviewOf(hub: HubServices) {
     open_streams: hub.events.openStreams.size,
     faults: hub.faults.list(),
     journal: { size: hub.journal.capacity, recorded: hub.journal.recorded },
+    /** The sandbox this hub is, or null for the default hub. */
+    sandbox: hub.sandbox ?? null,
+    sandboxes: sandboxesOf(hub),
   };
 }
+
+export type Overview = ReturnType<typeof overviewOf>;

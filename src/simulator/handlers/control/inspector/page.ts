@@ -1,6 +1,7 @@
-// The inspector's page: plain HTML the script (script.ts) fills, served from the simulator
-// with everything it loads (nothing from another machine). Its policy lets it run only its
-// own script and style, talk only to its own origin, and never be framed.
+// The inspector's page: plain HTML the script (app.ts, served from script.ts) fills,
+// served from the simulator with everything it loads (nothing from another machine). Its
+// policy lets it run only its own script and style, talk only to its own origin, and never
+// be framed.
 
 export const PAGE_POLICY = [
   "default-src 'none'",
@@ -12,6 +13,14 @@ export const PAGE_POLICY = [
   "form-action 'none'",
   "frame-ancestors 'none'",
 ].join("; ");
+
+/**
+ * The page for a hub reached at `basePath` ("" for the default hub, `/sandboxes/sbx_…` for a
+ * sandbox reached by its base path): its script, style and links stay on that hub.
+ */
+export function inspectorPage(basePath: string): string {
+  return basePath === "" ? INSPECTOR_PAGE : INSPECTOR_PAGE.replaceAll('"/_sim/', `"${basePath}/_sim/`);
+}
 
 export const INSPECTOR_PAGE = `<!doctype html>
 <html lang="en">
@@ -26,6 +35,7 @@ export const INSPECTOR_PAGE = `<!doctype html>
 <body>
 <header>
   <h1>Generation Hub simulator <span>inspector</span></h1>
+  <label class="hub" title="The default hub, or a sandbox (a hub of its own per test): its inspector">Hub <select id="hub-pick" aria-label="Hub"><option value="">default hub</option></select> <small id="hub-count"></small></label>
   <span id="live" class="live" title="The push channel /_sim/ui/events">connecting</span>
   <span id="clock" class="clock" title="The simulated clock">clock</span>
   <span class="bar">

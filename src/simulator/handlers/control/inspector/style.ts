@@ -44,4 +44,6 @@ dl{display:grid;grid-template-columns:auto 1fr;gap:.1rem .6rem;margin:.25rem 0}d
 details>summary{cursor:pointer;list-style-position:outside;margin-left:1rem}details>summary h2{display:inline-flex}
 .timeline .planned{opacity:.8}
 a{color:var(--info)}
+.hub select{max-width:22rem}
+p.link{margin:.4rem 0;font-size:.85rem}
 `;

@@ -21,6 +21,7 @@ const GUIDE = `${DOCS_BASE}guides/simulator.html`;
 const CONTROL_SECTION = `${GUIDE}#control-interface-_sim`;
 const SECURITY_SECTION = `${GUIDE}#security-of-the-control-interface`;
 const FAULTS_SECTION = `${GUIDE}#faults`;
+const SANDBOXES_SECTION = `${GUIDE}#which-hub-answers-a-request`;
 
 let docsRoutes: Map<string, string> | undefined;
 
@@ -71,7 +72,7 @@ export function reasonOf(e: JournalEntry): ReasonView | null {
   if (message && message !== meaning) parts.push(message);
   for (const d of details) parts.push(`${d.field ?? "(request)"}: ${d.reason}${d.reason_meaning ? ` (${d.reason_meaning.replace(/\.$/, "")})` : ""}, ${d.message}.`);
   if (e.fault && refusal?.by !== "fault") parts.push(`A fault acted on it too: ${e.fault}.`);
-  const docs = e.operation ? operationDocs(e.operation) : e.url.startsWith("/_sim") ? (refusal && refusal.by !== "handler" ? SECURITY_SECTION : CONTROL_SECTION) : refusal && refusal.by in ADAPTER_CHECKS ? SECURITY_SECTION : null;
+  const docs = refusal?.by === "sandbox" ? SANDBOXES_SECTION : e.operation ? operationDocs(e.operation) : e.url.startsWith("/_sim") ? (refusal && refusal.by !== "handler" ? SECURITY_SECTION : CONTROL_SECTION) : refusal && refusal.by in ADAPTER_CHECKS ? SECURITY_SECTION : null;
   return { by: refusal?.by ?? null, text: parts.join(" "), code_meaning: meaning, message, details, docs };
 }
 
