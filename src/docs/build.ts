@@ -70,7 +70,7 @@ function prepareOutDir(outDir: string): void {
   }
   mkdirSync(join(outDir, "guides"), { recursive: true });
   mkdirSync(join(outDir, "assets"), { recursive: true });
-  writeFileSync(join(outDir, SITE_MARKER), markerText());
+  writeFileSync(join(outDir, SITE_MARKER), markerText(false));
 }
 
 const REDOC_LOGO = `<svg xmlns="http://www.w3.org/2000/svg" width="52" height="16" viewBox="0 0 52 16"><text x="0" y="12.5" font-family="system-ui, sans-serif" font-size="13" font-weight="600" fill="#0044d4">Redoc</text></svg>\n`;
@@ -179,4 +179,5 @@ export async function buildDocsSite(options: BuildDocsOptions): Promise<void> {
   if (problems.length) {
     throw new Error(`The docs site has ${problems.length} broken link(s):\n${problems.map((p) => `  ${p.page}: ${p.href}: ${p.problem}`).join("\n")}`);
   }
+  writeFileSync(join(outDir, SITE_MARKER), markerText());
 }

@@ -12,8 +12,13 @@ export const SITE_MARKER = ".docs-site";
 /** Changes whenever a site built before would lack something the simulator or the tests expect. */
 export const SITE_FORMAT = "format 2 (the try-it panel)";
 
-export function markerText(): string {
-  return `Built by src/docs/build.ts (npm run docs), ${SITE_FORMAT}. Safe to delete.\n`;
+/**
+ * The marker's text: written when the build starts (`complete: false`: the folder is a
+ * site's and may be cleared) and again when it ends. Only a finished build is current, so
+ * a build cut short (a killed test run, Ctrl-C) is built again, never served or packed.
+ */
+export function markerText(complete = true): string {
+  return complete ? `Built by src/docs/build.ts (npm run docs), ${SITE_FORMAT}. Safe to delete.\n` : "Being built by src/docs/build.ts (npm run docs); not complete. Safe to delete.\n";
 }
 
 /** True when `dir` holds a site of this format, built after `bundle` last changed. */
