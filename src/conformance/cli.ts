@@ -6,16 +6,16 @@ import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { demoKeys, startSimulator, type RunningSimulator } from "../simulator/index.ts";
 import { scaledTiming } from "../simulator/state/options.ts";
-import { SUITE_REDIRECT_URI, type ConformanceOptions } from "./options.ts";
-import { startPrism, type RunningPrism } from "./prism.ts";
-import { simulatorScopedKeys } from "./simulator-keys.ts";
-import { detectSimulatorControl, simulatorControl } from "./server-control.ts";
-import { renderHar } from "./har.ts";
-import { renderJson, renderJunit, renderTable } from "./report.ts";
-import { exitCode, runConformance } from "./runner.ts";
-import { ServerGone } from "./stops.ts";
-import { generateOption, parseArgsOptions, readRequest, secretsOf, usageOf, Usage, withGenerateValue } from "./cli-options.ts";
-import { Masker, type Secret } from "./secrets.ts";
+import { SUITE_REDIRECT_URI, type ConformanceOptions } from "./facts/given.ts";
+import { startPrism, type RunningPrism } from "./run/prism.ts";
+import { simulatorScopedKeys } from "./run/simulator.ts";
+import { detectSimulatorControl, simulatorControl } from "./target/control.ts";
+import { renderHar } from "./run/har.ts";
+import { renderJson, renderJunit, renderTable } from "./run/render.ts";
+import { exitCode, runConformance } from "./run/runner.ts";
+import { ServerGone } from "./target/stops.ts";
+import { generateOption, parseArgsOptions, readRequest, secretsOf, usageOf, Usage, withGenerateValue } from "./run/options.ts";
+import { Masker, type Secret } from "./target/secrets.ts";
 
 /** How the command is started (for the usage text). */
 export interface ConformanceCommand {

@@ -8,13 +8,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { seedRules } from "../../src/contract/index.ts";
 import { runConformance } from "../../src/conformance/index.ts";
-import { coverageFloor, DEFAULT_GENERATED, generateOption, OPTIONS, readRequest, secretsOf, usageOf, Usage, withGenerateValue } from "../../src/conformance/cli-options.ts";
+import { coverageFloor, DEFAULT_GENERATED, generateOption, OPTIONS, readRequest, secretsOf, usageOf, Usage, withGenerateValue } from "../../src/conformance/run/options.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
 import { startSim } from "./support/run.ts";
 import { cli, root } from "./support/cli.ts";
-import { simulatorScopedKeys } from "../../src/conformance/simulator-keys.ts";
-import { detectSimulatorControl } from "../../src/conformance/server-control.ts";
+import { simulatorScopedKeys } from "../../src/conformance/run/simulator.ts";
+import { detectSimulatorControl } from "../../src/conformance/target/control.ts";
 
 describe("npm run conformance", () => {
   it("PAGE-3: without arguments starts the simulator, prints JSON and writes JUnit", async () => {

@@ -3,9 +3,9 @@
 // submits: the busy-slots refusals they meet are not a rate window's, and no false alarm
 // is raised.
 import { describe, expect, it } from "vitest";
-import { AnswerJudge } from "../../src/conformance/answer-checks/index.ts";
-import type { Exchange } from "../../src/conformance/http.ts";
-import { Results } from "../../src/conformance/results.ts";
+import { AnswerJudge } from "../../src/conformance/judge/answer-checks/index.ts";
+import type { Exchange } from "../../src/conformance/target/target.ts";
+import { Results } from "../../src/conformance/judge/results.ts";
 import { DEFAULT_RATE_LIMITS } from "../../src/simulator/state/options.ts";
 import { runConformance } from "../../src/conformance/index.ts";
 import { explain, failing, runFull, SIMULATOR_FINDINGS, withSim } from "./support/run.ts";

@@ -5,8 +5,8 @@
 // invalid one has exactly one fault, bounds read from the contract).
 import { describe, expect, it } from "vitest";
 import { runConformance, type ConformanceOptions, type Report } from "../../src/conformance/index.ts";
-import { casesFor } from "../../src/conformance/generate/cases.ts";
-import { planFor, type Known, type Plan } from "../../src/conformance/generate/plans.ts";
+import { casesFor } from "../../src/conformance/kit/generate/cases.ts";
+import { planFor, type Known, type Plan } from "../../src/conformance/kit/generate/plans.ts";
 import { bound, validateChosen } from "../../src/contract/index.ts";
 import { clampsKnowledgeLimit, crashesOnUnknownField, hangsOnUnknownField, ignoresContentType } from "./support/faults.ts";
 import { startProxy, type Rewrite } from "./support/proxy.ts";

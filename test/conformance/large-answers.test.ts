@@ -4,9 +4,9 @@
 // one 64 KiB chunk again and again: nothing large is held here either.
 import { describe, expect, it } from "vitest";
 import { exitCode, runConformance } from "../../src/conformance/index.ts";
-import { readRequest, Usage } from "../../src/conformance/cli-options.ts";
-import { DEFAULT_MAX_ANSWER_BYTES } from "../../src/conformance/options.ts";
-import { EventStream } from "../../src/conformance/sse.ts";
+import { readRequest, Usage } from "../../src/conformance/run/options.ts";
+import { DEFAULT_MAX_ANSWER_BYTES } from "../../src/conformance/facts/given.ts";
+import { EventStream } from "../../src/conformance/target/stream.ts";
 import { endlessAnswer } from "./support/hostile.ts";
 import { cli } from "./support/cli.ts";
 import { startSim } from "./support/run.ts";

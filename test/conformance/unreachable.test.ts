@@ -4,7 +4,7 @@
 // timeout per request.
 import { describe, expect, it } from "vitest";
 import { exitCode, runConformance } from "../../src/conformance/index.ts";
-import { ServerSilent, SILENT_LIMIT, unreachableCause } from "../../src/conformance/stops.ts";
+import { ServerSilent, SILENT_LIMIT, unreachableCause } from "../../src/conformance/target/stops.ts";
 import { neverAnswers, nothingListens, selfSigned } from "./support/hostile.ts";
 import { startProxy } from "./support/proxy.ts";
 import { startSim } from "./support/run.ts";

@@ -3,8 +3,8 @@
 // keys for every role, and a short heartbeat so the heartbeat check is quick.
 import { createHash, randomBytes } from "node:crypto";
 import { runConformance, simulatorControl, SUITE_REDIRECT_URI, type ConformanceOptions, type Report } from "../../../src/conformance/index.ts";
-import type { RunExtras } from "../../../src/conformance/runner.ts";
-import { simulatorScopedKeys } from "../../../src/conformance/simulator-keys.ts";
+import type { RunExtras } from "../../../src/conformance/run/runner.ts";
+import { simulatorScopedKeys } from "../../../src/conformance/run/simulator.ts";
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from "../../../src/simulator/index.ts";
 
 export async function startSim(options: SimulatorOptions = {}): Promise<RunningSimulator> {
