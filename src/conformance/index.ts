@@ -9,5 +9,5 @@ export { KEY_ROLES, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } 
 export { startPrism, type RunningPrism } from "./run/prism.ts";
 export { simulatorControl, type ServerControl } from "./target/control.ts";
 export type { RuleRow, Verdict, Failure } from "./judge/results.ts";
-export type { PrismFinding } from "./target/target.ts";
+export type { PrismFinding } from "./judge/prism.ts";
 export { UNCHECKED } from "./judge/unchecked.ts";

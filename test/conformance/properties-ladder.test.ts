@@ -5,7 +5,6 @@
 // on the others): the suite fails exactly that rule, and only the property finds it (every
 // failure is the property's, on the routes the bug lives on).
 import { describe, expect, it } from "vitest";
-import { operationLabel } from "../../src/conformance/kit/describe.ts";
 import { curlLine } from "../../src/conformance/target/record.ts";
 import { Masker } from "../../src/conformance/target/secrets.ts";
 import { spellingsOf } from "../../src/conformance/checks/auth/spellings.ts";
@@ -14,6 +13,7 @@ import { matchOperation } from "../../src/contract/index.ts";
 import { pathOnly, type ProxiedRequest } from "./support/proxy.ts";
 import { against, messages, narrow, routeDouble } from "./support/properties.ts";
 import { DEMO_KEYS, explain, failing } from "./support/run.ts";
+import { operationLabel } from "../../src/conformance/target/exchange.ts";
 
 const LIBRARY = v1Operations("api_key").filter((op) => op.path.startsWith("/v1/library/"));
 

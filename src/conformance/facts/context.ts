@@ -2,13 +2,13 @@
 // small helpers for the checks' recurring shapes (an expected refusal, a route the
 // server does not offer).
 import { statusOf } from "../../contract/index.ts";
-import { errorCodeOf } from "../kit/describe.ts";
-import type { Exchange, RequestSpec, Target } from "../target/target.ts";
+import type { Target } from "../target/target.ts";
 import type { KeyRole, RunSettings } from "./given.ts";
-import type { Cited, Results } from "../judge/results.ts";
+import type { Results } from "../judge/results.ts";
 import type { EventStream } from "../target/stream.ts";
 import type { GeneratedReport } from "./generated.ts";
 import type { AnswersSeen } from "../judge/answer-checks/index.ts";
+import { errorCodeOf, type Exchange, type RequestSpec, type Cited } from "../target/exchange.ts";
 
 export interface Shared {
   whoami?: Record<string, any>;

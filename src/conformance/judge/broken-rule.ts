@@ -5,7 +5,7 @@
 // request was exercising is blamed. A route the server lacks is a departure of its own
 // (`isUnrouted`, EP-4).
 import { errorCodes, statusOf, type Operation, type Violation } from "../../contract/index.ts";
-import { errorCodeOf, operationLabel } from "../kit/describe.ts";
+import { errorCodeOf, operationLabel } from "../target/exchange.ts";
 
 /** The rule a 2xx/3xx status outside the contract breaks, by operation. */
 const SUCCESS_STATUS_RULE: Readonly<Record<string, string>> = {

@@ -6,7 +6,8 @@
 import { seedRule, seedRules, type SeedRule } from "../../contract/index.ts";
 import { UNCHECKED } from "./unchecked.ts";
 import { onlyMatches } from "../facts/given.ts";
-import { curlLine, maskExchange, type ExchangeRecord, type MaskedExchange, type SentRequest } from "../target/record.ts";
+import type { Cited } from "../target/exchange.ts";
+import { curlLine, maskExchange, type ExchangeRecord, type MaskedExchange } from "../target/record.ts";
 import { Masker } from "../target/secrets.ts";
 
 export type Verdict = "pass" | "fail" | "n/a";
@@ -53,18 +54,6 @@ export interface RuleRow {
   passes: number;
   failures: Failure[];
   notes: string[];
-}
-
-/** The part of an exchange a failure cites. */
-export interface Cited {
-  requestId?: string;
-  request?: string;
-  operation?: string;
-  exchange?: ExchangeRecord;
-  /** A request that got no answer: a reproduction without an exchange. */
-  sent?: SentRequest;
-  /** The requests of the sequence that led to it, in order. */
-  steps?: { step: string; cited: Cited }[];
 }
 
 interface Tally {

@@ -2,11 +2,10 @@
 // is gone answers 404 `not_found` everywhere (a batch read leaves it out), never 2xx; and
 // the answer for another account's object is the answer for a missing one.
 import { isCollection } from "../judge/broken-rule.ts";
-import { errorCodeOf } from "./describe.ts";
-import type { Exchange } from "../target/target.ts";
 import type { Sequence } from "./sequence.ts";
 import { lists } from "./gone.ts";
 import type { CheckContext } from "../facts/context.ts";
+import { errorCodeOf, type Exchange } from "../target/exchange.ts";
 
 const ok = (ex: Exchange) => ex.status >= 200 && ex.status < 300;
 

@@ -1,9 +1,8 @@
 // The credentials of a run with fewer scopes than the main key: the `read-only` role key
 // and the keys given as `scopedKeys`, each with the scopes `GET /v1/whoami` says it holds
 // (learnt once per run).
-import { errorCodeOf } from "./describe.ts";
 import type { CheckContext } from "../facts/context.ts";
-import type { Exchange } from "../target/target.ts";
+import { errorCodeOf, type Exchange } from "../target/exchange.ts";
 
 export interface Scoped {
   label: string;

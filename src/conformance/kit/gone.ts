@@ -7,11 +7,10 @@
 import { operationById, type Json, type Operation } from "../../contract/index.ts";
 import { isCollection } from "../judge/broken-rule.ts";
 import type { CheckContext, GoneObject } from "../facts/context.ts";
-import type { Exchange } from "../target/target.ts";
-import { errorCodeOf, operationLabel } from "./describe.ts";
 import { randomToken } from "./ids.ts";
 import { ASSETS, FOLDERS, GENERATIONS, idRoutes } from "./objects.ts";
 import { Sequence } from "./sequence.ts";
+import { type Exchange, errorCodeOf, operationLabel } from "../target/exchange.ts";
 
 const ok = (ex: Exchange) => ex.status >= 200 && ex.status < 300;
 

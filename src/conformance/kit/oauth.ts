@@ -7,9 +7,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { scopes as vocabulary, validatorAt } from "../../contract/index.ts";
 import { oauthFormRule } from "../judge/broken-rule.ts";
 import type { CheckContext } from "../facts/context.ts";
-import type { Exchange, RequestSpec } from "../target/target.ts";
 import { bodyShown } from "./describe.ts";
 import { randomToken } from "./ids.ts";
+import { type Exchange, type RequestSpec } from "../target/exchange.ts";
 
 export const redirectQueryValid = validatorAt("#/paths/~1oauth~1authorize/get/responses/303/x-redirect-query");
 const OAUTH_STATUS: Readonly<Record<string, number>> = { invalid_grant: 400, invalid_request: 400, invalid_client: 401, invalid_redirect_uri: 400, invalid_client_metadata: 400 };

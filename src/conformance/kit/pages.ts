@@ -5,9 +5,8 @@
 // exactly the records that followed the first page before the creation. A server whose
 // cursor is an offset serves the first page's last record again; one whose cursor names
 // the list's state refuses it.
-import { errorCodeOf } from "./describe.ts";
 import type { CheckContext } from "../facts/context.ts";
-import type { Exchange } from "../target/target.ts";
+import { errorCodeOf, type Exchange } from "../target/exchange.ts";
 
 export interface PageProbe {
   /** The collection's path (`/v1/generations`). */

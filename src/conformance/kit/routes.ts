@@ -5,15 +5,14 @@
 // and closed at once: its opening is the answer).
 import { deref, errorCodes, operations, type JsonObject, type Operation } from "../../contract/index.ts";
 import { isUnrouted } from "../judge/broken-rule.ts";
-import { errorCodeOf } from "./describe.ts";
 import { BEFORE_A_HANDLER } from "../judge/answer-checks/index.ts";
 import { type CheckContext } from "../facts/context.ts";
-import type { Exchange, RequestSpec } from "../target/target.ts";
 import { onlyMatches } from "../facts/given.ts";
 import { propertiesOf } from "./generate/schema.ts";
 import { ASSETS, GENERATIONS } from "./objects.ts";
 import { kindOf } from "./links.ts";
 import { concrete, fakeIds, randomToken } from "./ids.ts";
+import { errorCodeOf, type Exchange, type RequestSpec } from "../target/exchange.ts";
 
 export const STREAM = "streamGenerationEvents";
 
@@ -106,12 +105,6 @@ export function served(op: Operation, ex: Exchange): boolean {
   const inputs = inputNames(op);
   const details: unknown[] = Array.isArray(ex.json?.error?.details) ? ex.json.error.details : [];
   return details.some((d) => typeof (d as { field?: unknown })?.field === "string" && inputs.has(String((d as { field: string }).field).split(".")[0]!.toLowerCase()));
-}
-
-/** `status code` of an answer, for messages. */
-export function said(ex: Exchange): string {
-  const code = errorCodeOf(ex.json);
-  return `${ex.status}${code ? ` ${code}` : ""}`;
 }
 
 /**

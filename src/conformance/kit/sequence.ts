@@ -3,9 +3,9 @@
 // curl lines, and the seed that walks it again.
 import { matchOperation } from "../../contract/index.ts";
 import type { CheckContext } from "../facts/context.ts";
-import type { Exchange, RequestSpec } from "../target/target.ts";
 import type { SequenceRun } from "../facts/generated.ts";
 import type { Answered } from "./links.ts";
+import { type Exchange, type RequestSpec } from "../target/exchange.ts";
 
 export class Sequence {
   readonly steps: { step: string; ex: Exchange }[] = [];

@@ -2,7 +2,7 @@
 // with the ticket's headers (as they are, one left out, one replaced), the completion
 // through the proxy path, the newest library assets.
 import type { CheckContext } from "../facts/context.ts";
-import type { Exchange } from "../target/target.ts";
+import { type Exchange } from "../target/exchange.ts";
 
 export type Ticket = Record<string, any>;
 

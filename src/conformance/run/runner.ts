@@ -6,12 +6,13 @@ import { onlyMatches, resolve, type ConformanceOptions } from "../facts/given.ts
 import { secretsOf } from "./options.ts";
 import { Results, type RuleRow } from "../judge/results.ts";
 import type { GeneratedReport } from "../facts/generated.ts";
-import type { PrismFinding } from "../target/target.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
 import type { MaskedExchange } from "../target/record.ts";
 import { Masker } from "../target/secrets.ts";
 import { AnswerJudge } from "../judge/answer-checks/index.ts";
 import { CHECKS } from "../checks/index.ts";
+import { PrismFindings, type PrismFinding } from "../judge/prism.ts";
+import { sinks } from "../target/sink.ts";
 
 export interface Report {
   target: string;
@@ -95,12 +96,15 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
   for (const [role, key] of Object.entries(options.keys ?? {})) if (key) labels.set(key, role);
   (options.scopedKeys ?? []).forEach((key, i) => labels.set(key, `scoped-${i + 1}`));
   const judge = new AnswerJudge(results, r.staticMock);
+  const prism = new PrismFindings();
+  // Every exchange and frame of the run goes to these, in this order (the trace joins here: issue 24).
+  const sink = sinks(prism, judge);
   const target = new Target({
     baseUrl: r.baseUrl,
     viaUrl: options.viaUrl,
     apiKey: options.apiKey,
     labels,
-    judge,
+    sink,
     masker,
     staticMock: r.staticMock,
     reserve: r.reserve,
@@ -172,7 +176,7 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
   }
   const rows = results.rows();
   const judged = rows.filter((row) => results.selected(row.id));
-  const findings = target.prism;
+  const findings = prism.findings;
   return {
     target: r.baseUrl,
     startedAt: new Date(started).toISOString(),

@@ -20,10 +20,21 @@ export interface ExchangeRecord {
   status: number;
   /** The answer's headers (for a stream, those that opened it). */
   headers: [string, string][];
-  /** The answer's body as text ("" for a stream or a binary body). */
-  text: string;
+  /** The answer's body as kept ("" for a stream or a binary body). */
+  body: KeptText;
   startedAt: string;
   ms: number;
+}
+
+/** A body as the record keeps it: its text, and the bytes of the whole body seen. */
+export interface KeptText {
+  text: string;
+  size: number;
+}
+
+/** What a record keeps of a body of `size` bytes whose text is `text`. */
+export function keptBody(text: string, size: number): KeptText {
+  return { text, size };
 }
 
 /** Bodies longer than this are not written out on the command line. */
@@ -126,10 +137,11 @@ export interface KeptBody {
   mimeType: string;
 }
 
-function kept(body: string | Uint8Array, mimeType: string, masker: Masker): KeptBody {
-  if (typeof body !== "string") return { size: body.length, mimeType };
-  const size = Buffer.byteLength(body);
-  const text = body.length > KEPT_BODY ? `${body.slice(0, KEPT_BODY)}… (${size} bytes, cut)` : body;
+/** A body as a report keeps it: bytes by their size only, text masked and cut (saying so) when longer than KEPT_BODY or than what was kept of it. */
+function kept(body: string | Uint8Array, mimeType: string, masker: Masker, size = typeof body === "string" ? Buffer.byteLength(body) : body.length): KeptBody {
+  if (typeof body !== "string") return { size, mimeType };
+  const whole = Buffer.byteLength(body) >= size;
+  const text = body.length > KEPT_BODY || !whole ? `${body.slice(0, KEPT_BODY)}… (${size} bytes, cut)` : body;
   return { text: masker.text(text), size, mimeType };
 }
 
@@ -146,6 +158,6 @@ export function maskExchange(r: ExchangeRecord, masker: Masker): MaskedExchange 
       headers: headers(requestHeaders),
       ...(r.sent.body !== undefined ? { body: kept(r.sent.body, type(requestHeaders), masker) } : {}),
     },
-    response: { status: r.status, headers: headers(r.headers), body: kept(r.text, type(r.headers), masker) },
+    response: { status: r.status, headers: headers(r.headers), body: kept(r.body.text, type(r.headers), masker, r.body.size) },
   };
 }

@@ -1,107 +1,18 @@
-// The suite's only way to the server. Every answer is handed to the judge the runner gives
-// (the answer checks of answer-checks/: the contract, the envelope, the request id, the
-// RateLimit pair, ...). Requests are sequential; before each one the RateLimit pair of
-// the credential's last answer is read and the suite waits for the window to reset rather
-// than spend the caller's last requests.
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
-import { matchOperation, type Operation } from "../../contract/index.ts";
-import { errorCodeOf, operationLabel } from "../kit/describe.ts";
-import type { ExchangeRecord, SentRequest } from "./record.ts";
-import type { Cited } from "../judge/results.ts";
-import { EventStream, type Frame, type StreamHooks } from "./stream.ts";
+// The suite's only way to the server. Every request, whether a plain one, an event stream
+// or one fetch would change (node:http), takes one path (`#send`): the credential's rate
+// window is waited for rather than spending the caller's last requests, the request is
+// counted under its credential's label, the masker learns what it carries, it is sent
+// with the timeout, at most `--max-answer-bytes` of its answer are read, and the answer
+// (and every frame of a stream) is handed to the run's sink. A server that cannot be
+// reached, or stays silent SILENT_LIMIT times in a row, stops the run; one request left
+// unanswered is a finding of the check that sent it. Requests are sequential.
+import { errorCodeOf, exchangeOf, isV1, said, type Exchange, type RequestSpec } from "./exchange.ts";
+import { pairWindow, rateLimitPair, type Window } from "./rate-window.ts";
+import type { SentRequest } from "./record.ts";
+import type { Delivery, ExchangeSink } from "./sink.ts";
 import { AnswerTooLarge, NoAnswer, QuotaStop, ServerSilent, ServerUnreachable, SILENT_LIMIT, unreachableCause } from "./stops.ts";
-
-export interface Exchange {
-  method: string;
-  /** Path and query as sent. */
-  path: string;
-  status: number;
-  headers: Headers;
-  text: string;
-  /** The parsed body when it is JSON. */
-  json: any;
-  /** The body as bytes, when the request asked for them (`binary`). */
-  bytes?: Uint8Array;
-  operation?: Operation;
-  /** Which credential was used (`main`, `other`, a role, or `none`). */
-  label: string;
-  sentRequestId?: string;
-  /** The request as sent and the answer, for a reproduction (curl, HAR). */
-  record: ExchangeRecord;
-  cite: Cited;
-}
-
-export interface RequestSpec {
-  method?: string;
-  /** Path with query, e.g. `/v1/generations?limit=2`. */
-  path: string;
-  /** The credential: a key secret, `null` for none; default the main key. */
-  key?: string | null;
-  /** Label of the credential for the request count (default from the key). */
-  label?: string;
-  /** A raw Authorization header (overrides `key`). */
-  authorization?: string;
-  headers?: Record<string, string>;
-  /** A JSON body. */
-  json?: unknown;
-  /** A body sent as is. */
-  raw?: string;
-  /** The rule the request exercises; departures no rule owns are charged to it. */
-  rule: string;
-  /** `false`: send no X-Request-Id (default: a fresh one). A string: send that one. */
-  requestId?: string | false;
-  /** Read only the status and headers (result files). */
-  headersOnly?: boolean;
-  /** Do not wait and resend after a 429. */
-  noRetry?: boolean;
-  /** Not an API request (a CORS preflight): counted, not checked against the contract. */
-  bare?: boolean;
-  /** Never through the proxy (Prism answers a body that is not JSON itself). */
-  direct?: boolean;
-  /**
-   * An absolute address outside the API (an upload ticket's storage `url`): sent there
-   * as is, never through the proxy; `path` then only names it in the report. Use with
-   * `bare` (such an answer is not an API answer).
-   */
-  url?: string;
-  /** A binary body sent as is (an uploaded file). */
-  bytes?: Uint8Array;
-  /** Keep the answer's body as bytes (`Exchange.bytes`): a file to compare. */
-  binary?: boolean;
-  /**
-   * Header lines sent besides the others, each a line of its own (two `Authorization`
-   * headers): fetch joins a header given twice into one, so these requests go through
-   * node:http, and never through a proxy (it may join them too).
-   */
-  lines?: [string, string][];
-  /**
-   * Send the path byte for byte (through node:http): fetch resolves dot segments
-   * (`/v1/x/../whoami`) before sending, as a URL parser does.
-   */
-  verbatim?: boolean;
-}
-
-export interface PrismFinding {
-  request: string;
-  requestId?: string;
-  location: string[];
-  severity: string;
-  code: string | number;
-  message: string;
-  /** The suite sent an invalid request on purpose (a refusal check). */
-  deliberate: boolean;
-}
-
-/** What the suite does with every answer and frame (answer-checks/), and the windows it remembers. */
-export interface Judge {
-  answer(ex: Exchange, how: { rule: string; acceptLanguage?: string; elapsedSeconds: number }): void;
-  frame(frame: Frame, opened: Exchange): void;
-  /** A stream that `opened` opened sent a frame larger than the suite reads: a failure of `rule`. */
-  overflow(opened: Exchange, rule: string, message: string): void;
-  /** The RateLimit window each credential's last answer described (answer-checks/rate-limit.ts keeps it). */
-  readonly seen: { readonly windows: Map<string, { policy: string; remaining: number; reset: number; at: number; elapsed: number }> };
-}
+import { EventStream, type StreamHooks } from "./stream.ts";
+import { sendFetch, sendRaw, TOO_LARGE, WireError, type Received } from "./wire.ts";
 
 export interface TargetOptions {
   baseUrl: string;
@@ -109,10 +20,11 @@ export interface TargetOptions {
   viaUrl?: string;
   apiKey: string;
   labels: Map<string, string>;
-  judge: Judge;
+  /** Where every exchange and frame goes (the run's judge, Prism's second opinion, ...). */
+  sink: ExchangeSink;
   /** Learns the credentials every request and answer carry (tokens obtained, codes, cookies), to mask them everywhere. */
   masker: { learn(sent: SentRequest, answer?: { headers: Iterable<[string, string]>; json?: unknown }): void };
-  /** The target is a static mock: skip observations that need state (echo, counters). */
+  /** The target is a static mock: its RateLimit headers are examples, not windows to wait for. */
   staticMock: boolean;
   /** Requests to keep in every window (wait for the reset below this). */
   reserve: number;
@@ -132,11 +44,29 @@ const LONG_WAIT = 5;
 /** ... and again every so many seconds while it lasts. */
 const WAIT_TICK = 15;
 
+/** The window a credential's last answer described, and when. */
+interface WindowSeen extends Window {
+  /** When it was seen (ms since the epoch). */
+  at: number;
+  /** The run's `elapsedSeconds` when it was seen. */
+  elapsed: number;
+}
+
+/** What `openStream` takes: the stream's own parts of a request. */
+export interface StreamSpec {
+  key?: string | null;
+  label?: string;
+  lastEventId?: string;
+  /** The query, with its `?`. */
+  query?: string;
+  rule: string;
+  headers?: Record<string, string>;
+}
+
 let runSeq = 0;
 
 export class Target {
   readonly counts = new Map<string, number>();
-  readonly prism: PrismFinding[] = [];
   waitedSeconds = 0;
   /** Seconds the suite waited or moved the target's clock, for any reason. */
   elapsedSeconds = 0;
@@ -147,6 +77,8 @@ export class Target {
   #silent = 0;
   #seq = 0;
   #run = `${Date.now().toString(36)}${(runSeq++).toString(36)}`;
+  /** The window each credential's last answer described, by label: what `#throttle` waits for. */
+  readonly #windows = new Map<string, WindowSeen>();
 
   constructor(readonly options: TargetOptions) {}
 
@@ -179,29 +111,42 @@ export class Target {
     }
   }
 
-  async #throttle(label: string): Promise<void> {
-    const w = this.options.judge.seen.windows.get(label);
-    // A static mock's RateLimit headers are examples, not a window.
-    if (!w || this.options.staticMock) return;
-    const elapsed = (Date.now() - w.at) / 1000 + (this.elapsedSeconds - w.elapsed);
-    if (w.remaining > this.options.reserve || elapsed >= w.reset) return;
-    const seconds = Math.max(1, Math.ceil(w.reset - elapsed));
-    await this.#spendWait(seconds, `the ${w.policy} window has ${w.remaining} requests left`);
-    this.options.judge.seen.windows.delete(label);
-  }
-
-  async #spendWait(seconds: number, why: string): Promise<void> {
-    if (this.waitedSeconds + seconds > this.options.maxWaitSeconds) {
-      throw new QuotaStop(`stopped to spare the caller's quota: ${why} and waiting ${seconds} s more would pass --max-wait ${this.options.maxWaitSeconds} s`);
+  /** Sends a request; a 429 `rate_limited` is waited out and sent once more (unless `noRetry`). */
+  async request(spec: RequestSpec): Promise<Exchange> {
+    const first = (await this.#send(spec)).ex;
+    if (first.status === 429 && errorCodeOf(first.json) === "rate_limited" && !spec.noRetry && !this.options.staticMock) {
+      const retry = Number(first.headers.get("retry-after"));
+      await this.#spendWait(Number.isFinite(retry) && retry >= 0 ? Math.max(1, Math.ceil(retry)) : 5, `the server answered 429 rate_limited`);
+      return (await this.#send(spec)).ex;
     }
-    this.waitedSeconds += seconds;
-    const said = this.waiting(`${seconds} s for a rate window: ${why} (${this.waitedSeconds} s of --max-wait ${this.options.maxWaitSeconds} s)`, seconds, this.elapse(seconds));
-    if (!this.#long(seconds)) this.options.log?.(`  waiting ${seconds} s: ${why}`);
-    await said;
+    return first;
   }
 
-  #long(seconds: number): boolean {
-    return this.options.progress !== undefined && seconds >= LONG_WAIT;
+  /** Opens `GET /v1/events` (never through a proxy: Prism buffers event streams); `stream` when it opened. */
+  async openStream(spec: StreamSpec, hooks: StreamHooks): Promise<{ stream?: EventStream; exchange: Exchange }> {
+    const headers: Record<string, string> = { ...spec.headers, accept: "text/event-stream", ...(spec.lastEventId !== undefined ? { "last-event-id": spec.lastEventId } : {}) };
+    const { ex, open } = await this.#send({ method: "GET", path: `/v1/events${spec.query ?? ""}`, key: spec.key, label: spec.label, headers, rule: spec.rule, direct: true, noRetry: true, stream: true });
+    if (!open) return { exchange: ex };
+    const sink = this.options.sink;
+    const checking: StreamHooks = {
+      onFrame: (frame, s) => {
+        sink.frame?.(frame, ex);
+        hooks.onFrame?.(frame, s);
+      },
+      onOverflow: (bytes) => sink.overflow?.(ex, spec.rule, `${ex.method} ${ex.path}: a frame too large: more than ${bytes} bytes without a frame's end (--max-answer-bytes); the stream was closed`),
+    };
+    const stream = new EventStream(open.response, open.controller, ex, checking, () => this.openStreams.delete(stream), this.options.maxAnswerBytes);
+    this.openStreams.add(stream);
+    return { stream, exchange: ex };
+  }
+
+  /** Marks `ex`'s request as invalid on purpose (a refusal check): Prism's request findings on it are expected. */
+  deliberate(ex: Exchange): void {
+    this.options.sink.deliberate?.(ex);
+  }
+
+  closeAll(): void {
+    for (const s of [...this.openStreams]) s.close();
   }
 
   /**
@@ -226,8 +171,52 @@ export class Target {
     await this.options.wait(seconds);
   }
 
-  #count(label: string): void {
-    this.counts.set(label, (this.counts.get(label) ?? 0) + 1);
+  /** The one way a request goes: throttled, counted, masked, sent, read within the limit, handed to the sink. */
+  async #send(spec: RequestSpec): Promise<{ ex: Exchange; open?: Received["open"] }> {
+    const method = (spec.method ?? "GET").toUpperCase();
+    const label = spec.label ?? this.labelOf(spec.key);
+    await this.#throttle(label);
+    const { headers, sent: sentRequestId } = this.#headers(spec);
+    let body: string | Uint8Array | undefined;
+    if (spec.bytes !== undefined) body = spec.bytes;
+    else if (spec.raw !== undefined) body = spec.raw;
+    else if (spec.json !== undefined) {
+      body = JSON.stringify(spec.json);
+      headers["content-type"] ??= "application/json";
+    }
+    // Reproduced at the server's own address, not through a proxy the suite put in front.
+    const sent: SentRequest = { method, url: spec.url ?? this.options.baseUrl + spec.path, headers, ...(spec.lines ? { lines: spec.lines } : {}), ...(body !== undefined ? { body } : {}) };
+    const described = `${method} ${spec.path}`;
+    const raw = Boolean(spec.lines || spec.verbatim);
+    // node:http requests never go through a proxy (it may join the repeated lines).
+    const url = spec.url ?? (spec.direct || raw ? this.options.baseUrl : (this.options.viaUrl ?? this.options.baseUrl)) + spec.path;
+    this.options.masker.learn(sent);
+    const started = Date.now();
+    let answer: Received | undefined;
+    // One more attempt when the connection broke before any answer (a kept-alive socket
+    // the server closed meanwhile); a timeout is not retried.
+    for (let attempt = 0; !answer; attempt++) {
+      this.#count(label);
+      try {
+        const wire = { url, timeoutMs: this.options.requestTimeoutMs, limit: this.options.maxAnswerBytes, headersOnly: spec.headersOnly, binary: spec.binary, stream: spec.stream };
+        answer = await (raw ? sendRaw(sent, wire) : sendFetch(sent, wire));
+      } catch (error) {
+        if (error === TOO_LARGE) throw this.#unanswered(sent, this.#tooLarge(described, sent, spec.rule));
+        const cause = error instanceof WireError ? error.cause : error;
+        const timedOut = error instanceof WireError && error.timedOut;
+        if (attempt > 0 || timedOut || unreachableCause(cause)) throw this.#unanswered(sent, this.#stop(described, cause, sent, timedOut, spec.url === undefined, spec.rule));
+        this.options.log?.(`  ${described}: connection lost before an answer, sending again`);
+      }
+    }
+    this.#heard();
+    const ex = exchangeOf(sent, answer, { path: spec.path, label, sentRequestId, startedAt: started, ms: Date.now() - started });
+    this.options.masker.learn(sent, { headers: ex.record.headers, json: ex.json });
+    this.options.log?.(`  ${described}${spec.lines ? ` (${spec.lines.length} repeated header lines)` : ""} -> ${said(ex)}${answer.open ? " (stream)" : ""}`);
+    const bare = Boolean(spec.bare);
+    if (!bare && isV1(ex)) this.#sawWindow(ex);
+    const delivery: Delivery = { rule: spec.rule, bare, elapsedSeconds: this.elapsedSeconds };
+    this.options.sink.exchange(ex, delivery);
+    return { ex, open: answer.open };
   }
 
   #headers(spec: { key?: string | null; authorization?: string; headers?: Record<string, string>; requestId?: string | false }): { headers: Record<string, string>; sent?: string } {
@@ -244,85 +233,39 @@ export class Target {
     return { headers, sent };
   }
 
-  async request(spec: RequestSpec): Promise<Exchange> {
-    const first = await this.#once(spec);
-    if (first.status === 429 && errorCodeOf(first.json) === "rate_limited" && !spec.noRetry && !this.options.staticMock) {
-      const retry = Number(first.headers.get("retry-after"));
-      await this.#spendWait(Number.isFinite(retry) && retry >= 0 ? Math.max(1, Math.ceil(retry)) : 5, `the server answered 429 rate_limited`);
-      return this.#once(spec);
-    }
-    return first;
+  #count(label: string): void {
+    this.counts.set(label, (this.counts.get(label) ?? 0) + 1);
   }
 
-  async #once(spec: RequestSpec): Promise<Exchange> {
-    const method = (spec.method ?? "GET").toUpperCase();
-    const label = spec.label ?? this.labelOf(spec.key);
-    await this.#throttle(label);
-    const { headers, sent } = this.#headers(spec);
-    let body: BodyInit | undefined;
-    if (spec.bytes !== undefined) body = spec.bytes as Uint8Array<ArrayBuffer>;
-    else if (spec.raw !== undefined) body = spec.raw;
-    else if (spec.json !== undefined) {
-      body = JSON.stringify(spec.json);
-      headers["content-type"] ??= "application/json";
+  /** The window a /v1 answer described, remembered for its credential's next request. */
+  #sawWindow(ex: Exchange): void {
+    const w = pairWindow(rateLimitPair(ex.headers));
+    if (w) this.#windows.set(ex.label, { ...w, at: Date.now(), elapsed: this.elapsedSeconds });
+  }
+
+  async #throttle(label: string): Promise<void> {
+    const w = this.#windows.get(label);
+    // A static mock's RateLimit headers are examples, not a window.
+    if (!w || this.options.staticMock) return;
+    const elapsed = (Date.now() - w.at) / 1000 + (this.elapsedSeconds - w.elapsed);
+    if (w.remaining > this.options.reserve || elapsed >= w.reset) return;
+    const seconds = Math.max(1, Math.ceil(w.reset - elapsed));
+    await this.#spendWait(seconds, `the ${w.policy} window has ${w.remaining} requests left`);
+    this.#windows.delete(label);
+  }
+
+  async #spendWait(seconds: number, why: string): Promise<void> {
+    if (this.waitedSeconds + seconds > this.options.maxWaitSeconds) {
+      throw new QuotaStop(`stopped to spare the caller's quota: ${why} and waiting ${seconds} s more would pass --max-wait ${this.options.maxWaitSeconds} s`);
     }
-    const url = spec.url ?? (spec.direct ? this.options.baseUrl : (this.options.viaUrl ?? this.options.baseUrl)) + spec.path;
-    const described = `${method} ${spec.path}`;
-    const started = Date.now();
-    const sentBody = spec.bytes ?? (typeof body === "string" ? body : undefined);
-    // Reproduced at the server's own address, not through a proxy the suite put in front.
-    const request: SentRequest = { method, url: spec.url ?? this.options.baseUrl + spec.path, headers, ...(spec.lines ? { lines: spec.lines } : {}), ...(sentBody !== undefined ? { body: sentBody } : {}) };
-    this.options.masker.learn(request);
-    if (spec.lines || spec.verbatim) {
-      this.#count(label);
-      let answer: { status: number; headers: Headers; text: string };
-      try {
-        answer = await sendLines(request, this.options.requestTimeoutMs, this.options.maxAnswerBytes, spec.headersOnly);
-      } catch (error) {
-        if (error === TOO_LARGE) throw this.#tooLarge(described, request, spec.rule);
-        throw this.#unanswered(described, error, request, /timed out after/.test(String((error as Error)?.message)), true, spec.rule);
-      }
-      this.#heard();
-      const ex = this.#exchange(method, spec.path, answer.status, answer.headers, answer.text, label, sent, request, started);
-      this.options.log?.(`  ${described}${spec.lines ? ` (${spec.lines.length} repeated header lines)` : ""} -> ${answer.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
-      if (!spec.bare) this.#judge(ex, spec.rule, headers["accept-language"]);
-      return ex;
-    }
-    let res: Response | undefined;
-    let text = "";
-    let bytes: Uint8Array | undefined;
-    // One more attempt when the connection broke before any answer (a kept-alive socket
-    // the server closed meanwhile); a timeout is not retried.
-    for (let attempt = 0; !res; attempt++) {
-      this.#count(label);
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.options.requestTimeoutMs} ms`)), this.options.requestTimeoutMs);
-      try {
-        const answer = await fetch(url, { method, headers, body, redirect: "manual", signal: controller.signal });
-        if (spec.headersOnly && answer.ok) await answer.body?.cancel().catch(() => undefined);
-        else {
-          const read = await readCapped(answer, this.options.maxAnswerBytes);
-          if (!spec.binary) text = new TextDecoder().decode(read);
-          else {
-            bytes = read;
-            if (/json|text/.test(answer.headers.get("content-type") ?? "")) text = new TextDecoder().decode(bytes);
-          }
-        }
-        res = answer;
-      } catch (error) {
-        if (error === TOO_LARGE) throw this.#tooLarge(described, request, spec.rule);
-        if (attempt > 0 || controller.signal.aborted || unreachableCause(error)) throw this.#unanswered(described, error, request, controller.signal.aborted, spec.url === undefined, spec.rule);
-        this.options.log?.(`  ${described}: connection lost before an answer, sending again`);
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-    this.#heard();
-    const ex = this.#exchange(method, spec.path, res.status, res.headers, text, label, sent, request, started);
-    if (bytes) ex.bytes = bytes;
-    this.options.log?.(`  ${described} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}`);
-    if (!spec.bare) this.#judge(ex, spec.rule, headers["accept-language"]);
-    return ex;
+    this.waitedSeconds += seconds;
+    const said = this.waiting(`${seconds} s for a rate window: ${why} (${this.waitedSeconds} s of --max-wait ${this.options.maxWaitSeconds} s)`, seconds, this.elapse(seconds));
+    if (!this.#long(seconds)) this.options.log?.(`  waiting ${seconds} s: ${why}`);
+    await said;
+  }
+
+  #long(seconds: number): boolean {
+    return this.options.progress !== undefined && seconds >= LONG_WAIT;
   }
 
   /** An answer came, larger than the suite reads: a finding of the request's rule. */
@@ -337,12 +280,18 @@ export class Target {
     this.#silent = 0;
   }
 
+  /** A request without an answer goes to the sink too, with what it stops. */
+  #unanswered(sent: SentRequest, why: Error): Error {
+    this.options.sink.unanswered?.(sent, why);
+    return why;
+  }
+
   /**
    * What a request that got no answer stops: the run, when the server cannot be reached
    * (`toTarget`: not a storage address an answer gave) or stayed silent `SILENT_LIMIT`
    * times in a row; else only the check that sent it.
    */
-  #unanswered(described: string, error: unknown, sent: SentRequest, timedOut: boolean, toTarget: boolean, rule: string): Error {
+  #stop(described: string, error: unknown, sent: SentRequest, timedOut: boolean, toTarget: boolean, rule: string): Error {
     const origin = new URL(sent.url).origin;
     const cause = toTarget ? unreachableCause(error) : undefined;
     if (cause) return new ServerUnreachable(`${origin} cannot be reached: ${cause}`);
@@ -351,195 +300,6 @@ export class Target {
     }
     return new NoAnswer(described, error, sent, rule);
   }
-
-  #exchange(method: string, path: string, status: number, headers: Headers, text: string, label: string, sent: string | undefined, request: SentRequest, started: number): Exchange {
-    let json: unknown;
-    if ((headers.get("content-type") ?? "").includes("json") && text.length > 0) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-    }
-    const operation = matchOperation(method, path.split("?")[0]!)?.operation;
-    const echoed = headers.get("x-request-id") ?? undefined;
-    const bodyId = (json as { error?: { request_id?: unknown } } | undefined)?.error?.request_id;
-    const requestId = echoed ?? (typeof bodyId === "string" ? bodyId : undefined) ?? sent;
-    const record: ExchangeRecord = { sent: request, status, headers: [...headers], text, startedAt: new Date(started).toISOString(), ms: Date.now() - started };
-    this.options.masker.learn(request, { headers: record.headers, json });
-    return {
-      method,
-      path,
-      status,
-      headers,
-      text,
-      json,
-      operation,
-      label,
-      sentRequestId: sent,
-      record,
-      cite: { requestId, request: `${method} ${path} -> ${status}`, ...(operation ? { operation: operationLabel(operation) } : {}), exchange: record },
-    };
-  }
-
-  /** Marks the Prism findings of the last answer as expected (the request was invalid on purpose). */
-  deliberate(ex: Exchange): void {
-    for (const f of this.prism) if (f.requestId === ex.cite.requestId && f.location[0] === "request") f.deliberate = true;
-  }
-
-  /** Hands an answer to the judge (and notes what a `prism proxy` in front said of it). */
-  #judge(ex: Exchange, rule: string, acceptLanguage?: string): void {
-    this.#prismFindings(ex);
-    this.options.judge.answer(ex, { rule, acceptLanguage, elapsedSeconds: this.elapsedSeconds });
-  }
-
-  #prismFindings(ex: Exchange): void {
-    const raw = ex.headers.get("sl-violations");
-    if (!raw) return;
-    let list: unknown;
-    try {
-      list = JSON.parse(raw);
-    } catch {
-      return;
-    }
-    if (!Array.isArray(list)) return;
-    for (const v of list as { location?: string[]; severity?: string; code?: string | number; message?: string }[]) {
-      this.prism.push({
-        request: ex.cite.request ?? `${ex.method} ${ex.path}`,
-        requestId: ex.cite.requestId,
-        location: Array.isArray(v.location) ? v.location.map(String) : [],
-        severity: String(v.severity ?? ""),
-        code: v.code ?? "",
-        message: String(v.message ?? ""),
-        deliberate: false,
-      });
-    }
-  }
-
-  /** Opens `GET /v1/events` (never through a proxy: Prism buffers event streams). */
-  async openStream(spec: { key?: string | null; label?: string; lastEventId?: string; query?: string; rule: string; headers?: Record<string, string> }, hooks: StreamHooks): Promise<{ stream?: EventStream; exchange: Exchange }> {
-    const label = spec.label ?? this.labelOf(spec.key);
-    await this.#throttle(label);
-    const { headers, sent } = this.#headers({ key: spec.key, headers: spec.headers });
-    headers.accept = "text/event-stream";
-    if (spec.lastEventId !== undefined) headers["last-event-id"] = spec.lastEventId;
-    const path = `/v1/events${spec.query ?? ""}`;
-    this.options.masker.learn({ method: "GET", url: this.options.baseUrl + path, headers });
-    const started = Date.now();
-    this.#count(label);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${this.options.requestTimeoutMs} ms`)), this.options.requestTimeoutMs);
-    let res: Response;
-    try {
-      res = await fetch(this.options.baseUrl + path, { headers, signal: controller.signal });
-    } catch (error) {
-      clearTimeout(timer);
-      throw this.#unanswered(`GET ${path}`, error, { method: "GET", url: this.options.baseUrl + path, headers }, controller.signal.aborted, true, spec.rule);
-    }
-    clearTimeout(timer);
-    this.#heard();
-    const isStream = res.status === 200 && (res.headers.get("content-type") ?? "").startsWith("text/event-stream");
-    let text = "";
-    if (!isStream) {
-      try {
-        text = new TextDecoder().decode(await readCapped(res, this.options.maxAnswerBytes));
-      } catch (error) {
-        if (error === TOO_LARGE) throw this.#tooLarge(`GET ${path}`, { method: "GET", url: this.options.baseUrl + path, headers }, spec.rule);
-      }
-    }
-    const ex = this.#exchange("GET", path, res.status, res.headers, text, label, sent, { method: "GET", url: this.options.baseUrl + path, headers }, started);
-    this.options.log?.(`  GET ${path} -> ${res.status}${ex.json?.error?.code ? ` ${ex.json.error.code}` : ""}${isStream ? " (stream)" : ""}`);
-    this.#judge(ex, spec.rule);
-    if (!isStream) return { exchange: ex };
-    const checking: StreamHooks = {
-      onFrame: (frame, s) => {
-        this.options.judge.frame(frame, ex);
-        hooks.onFrame?.(frame, s);
-      },
-      onOverflow: (bytes) => this.options.judge.overflow(ex, spec.rule, `GET ${path}: a frame too large: more than ${bytes} bytes without a frame's end (--max-answer-bytes); the stream was closed`),
-    };
-    const stream = new EventStream(res, controller, ex, checking, () => this.openStreams.delete(stream), this.options.maxAnswerBytes);
-    this.openStreams.add(stream);
-    return { stream, exchange: ex };
-  }
-
-  closeAll(): void {
-    for (const s of [...this.openStreams]) s.close();
-  }
-}
-
-/** Thrown by the readers below when an answer passes the most bytes the suite reads. */
-const TOO_LARGE = Symbol("answer too large");
-
-/** The body of an answer, read up to `limit` bytes; beyond (or a Content-Length beyond), the rest is not read and `TOO_LARGE` is thrown. */
-async function readCapped(res: Response, limit: number): Promise<Uint8Array> {
-  if (Number(res.headers.get("content-length") ?? 0) > limit) {
-    await res.body?.cancel().catch(() => undefined);
-    throw TOO_LARGE;
-  }
-  const reader = res.body?.getReader();
-  if (!reader) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw TOO_LARGE;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
-/**
- * Sends a request through node:http: its path as given (no dot segment resolved) and some
- * header lines repeated (an array value goes as one line each); at most `limit` bytes of
- * the answer are read.
- */
-function sendLines(sent: SentRequest, timeoutMs: number, limit: number, headersOnly = false): Promise<{ status: number; headers: Headers; text: string }> {
-  const headers: Record<string, string | string[]> = { ...sent.headers };
-  for (const [name, value] of sent.lines ?? []) {
-    const k = name.toLowerCase();
-    const had = headers[k];
-    headers[k] = had === undefined ? [value] : [...(Array.isArray(had) ? had : [had]), value];
-  }
-  const body = sent.body === undefined ? undefined : typeof sent.body === "string" ? Buffer.from(sent.body) : Buffer.from(sent.body);
-  if (body) headers["content-length"] = String(body.length);
-  const send = sent.url.startsWith("https:") ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const path = sent.url.slice(new URL(sent.url).origin.length) || "/";
-    const req = send(sent.url, { method: sent.method, headers, path }, (res) => {
-      const answered = (text: string) => {
-        const answer = new Headers();
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) answer.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-        resolve({ status: res.statusCode ?? 0, headers: answer, text });
-      };
-      // A success whose body is not wanted (it may be an event stream that never ends).
-      if (headersOnly && (res.statusCode ?? 0) < 300) {
-        res.destroy();
-        answered("");
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size <= limit) chunks.push(c);
-        else {
-          req.destroy();
-          reject(TOO_LARGE);
-        }
-      });
-      res.on("end", () => answered(Buffer.concat(chunks).toString("utf8")));
-      res.on("error", reject);
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`timed out after ${timeoutMs} ms`)));
-    req.on("error", reject);
-    req.end(body);
-  });
 }
 
 function isLoopback(host: string): boolean {

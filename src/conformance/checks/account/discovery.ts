@@ -2,11 +2,11 @@
 // accepted, and the envelope's request id and languages.
 import { operations, scopes } from "../../../contract/index.ts";
 import { notRouted } from "../../judge/broken-rule.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
 import { KEY_ROLES, type KeyRole } from "../../facts/given.ts";
 import { KeyRefused } from "../../target/stops.ts";
 import { randomToken, unknownKeyLike } from "../../kit/ids.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 
 export const discovery: Check = {

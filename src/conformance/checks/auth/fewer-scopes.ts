@@ -10,14 +10,13 @@
 // body and ids nobody has.
 import { operations, type Operation } from "../../../contract/index.ts";
 import { isUnrouted } from "../../judge/broken-rule.ts";
-import { errorCodeOf, operationLabel } from "../../kit/describe.ts";
 import { scopedToken } from "../../kit/oauth.ts";
-import type { Exchange } from "../../target/target.ts";
 import { scopedKeys, whoHolds, type Scoped } from "../../kit/credentials.ts";
 import { harmless, held, sendTo, sessionOnlyOperations } from "../../kit/routes.ts";
 import type { Sequence } from "../../kit/sequence.ts";
 import { replayOf, selected, sequence, type Walk, propertyWalk } from "../../kit/walk.ts";
 import type { Check } from "../../facts/context.ts";
+import { errorCodeOf, operationLabel, type Exchange } from "../../target/exchange.ts";
 
 export const SCOPE_RULES = ["AUTH-6", "W-11"];
 /** The one scope of the access token the sweep asks for (a route of any other scope must refuse it). */

@@ -1,7 +1,7 @@
 // Where a key is accepted: the Authorization header only (never the query), and no
 // cross-origin preflight opens it to other sites.
-import { errorCodeOf } from "../../kit/describe.ts";
 import type { Check } from "../../facts/context.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 export const keyPlacement: Check = {
   name: "where a key is accepted",

@@ -6,11 +6,10 @@
 // served, they would change the subscription). Such a request is refused as the route refuses it, or is no route at all
 // (404); never served. The requests change nothing even if served (see every-route.ts).
 import type { Operation } from "../../../contract/index.ts";
-import { operationLabel } from "../../kit/describe.ts";
 import type { Check, CheckContext } from "../../facts/context.ts";
-import type { RequestSpec } from "../../target/target.ts";
 import { scopedKeys } from "../../kit/credentials.ts";
-import { harmless, held, said, selects, sendTo, served, sessionOnlyOperations, v1Operations } from "../../kit/routes.ts";
+import { harmless, held, selects, sendTo, served, sessionOnlyOperations, v1Operations } from "../../kit/routes.ts";
+import { operationLabel, type RequestSpec, said } from "../../target/exchange.ts";
 
 const TRAILING_SLASH = "a trailing slash";
 

@@ -3,8 +3,8 @@
 // ledger's meaning where the run spent credits: a debit row (negative `amount_cc`) linked
 // to a generation this run created. The ledger's shape and paging (newest first, no
 // overlap, no loss) are checked with the other collections (paging.ts).
-import { errorCodeOf } from "../../kit/describe.ts";
 import type { Check, CheckContext } from "../../facts/context.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 const RULES = ["BILL-1", "BILL-2", "BILL-3", "W-7"];
 

@@ -2,10 +2,10 @@
 // and refuses a request without a credential where it needs one.
 import { operations } from "../../../contract/index.ts";
 import { notRouted } from "../../judge/broken-rule.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import { checkChallenge } from "../../kit/challenge.ts";
 import { concrete } from "../../kit/ids.ts";
 import type { Check } from "../../facts/context.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 export const routes: Check = {
   name: "every route of the summary table",

@@ -1,9 +1,9 @@
 // The envelope of a refusal: the request id generated and repeated, Russian only on
 // request (and, over the run, whether the server translates at all), a body that is not
 // JSON refused cleanly, an unknown route answered `not_found`.
-import { errorCodeOf } from "../../kit/describe.ts";
 import { randomToken } from "../../kit/ids.ts";
 import type { Check } from "../../facts/context.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 export const envelope: Check = {
   name: "the envelope and the request id",

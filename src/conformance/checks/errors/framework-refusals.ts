@@ -9,13 +9,13 @@
 // - A body that is not JSON, on every route that takes a JSON body (a key of the route's
 //   scope): refused, never served (W-3), never a crash.
 import { deref, errorCodes, matchOperation, operations, type JsonObject, type Operation } from "../../../contract/index.ts";
-import { errorCodeOf, operationLabel } from "../../kit/describe.ts";
 import { type Check } from "../../facts/context.ts";
 import { planFor } from "../../kit/generate/plans.ts";
 import { keyFor } from "../../kit/credentials.ts";
-import { harmless, said, sessionOnlyOperations } from "../../kit/routes.ts";
+import { harmless, sessionOnlyOperations } from "../../kit/routes.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { knownOf } from "../../kit/known.ts";
+import { errorCodeOf, operationLabel, said } from "../../target/exchange.ts";
 
 const METHODS = ["GET", "PUT", "PATCH", "DELETE", "POST"] as const;
 

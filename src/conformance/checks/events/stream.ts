@@ -2,10 +2,10 @@
 // unknown Last-Event-ID gets `reset` first (and its fresh id resumes), the per-key
 // stream limit, and the heartbeat. Numbers come from the contract (streamLimits()).
 import { streamLimits } from "../../../contract/index.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
 import type { EventStream } from "../../target/stream.ts";
 import { randomToken } from "../../kit/ids.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 const FIRST_FRAME_MS = 5_000;
 const QUIET_MS = 750;

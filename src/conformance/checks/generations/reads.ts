@@ -2,11 +2,10 @@
 // ids that read back, result files only for their owner, and another account's
 // objects answering exactly like objects that do not exist.
 import { bound } from "../../../contract/index.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
 import { randomToken, fakeIds } from "../../kit/ids.ts";
 import { sameShape, likeMissing } from "../../kit/answers.ts";
+import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
 
 export const BATCH_MAX = bound("GenerationStatusRequest", "ids", "maxItems");
 

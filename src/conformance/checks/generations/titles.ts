@@ -3,10 +3,9 @@
 // not shown, so the suite sends an empty JSON object, which names no field it would have
 // to invent; where the server takes it (2xx), the balance and the ledger are as they were.
 // The objects are the run's own: a generation it submitted, the file it uploaded.
-import { errorCodeOf } from "../../kit/describe.ts";
 import type { Check } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
 import { moneyOf, sameMoney } from "../../kit/money.ts";
+import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
 
 export const titleChanges: Check = {
   name: "across calls: the title changes move no money",

@@ -7,13 +7,12 @@
 // item `{ field, reason: "duplicate" }` is the seed's reason for it, another refusal is
 // noted. The two header lines go through node:http (fetch joins them into one).
 import { operationById, singularQueryParameters, type Json } from "../../../contract/index.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
 import { fieldOfParam, queryText } from "../../kit/generate/cases.ts";
 import { planFor, ruleOf, type Known, type Plan } from "../../kit/generate/plans.ts";
 import { edgeValues, fieldFaults } from "../../kit/generate/schema.ts";
 import { unknownKeyLike } from "../../kit/ids.ts";
+import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
 
 /** The paged collections: a cursor is known only from a first page. */
 const PAGED: Record<string, string> = { listGenerations: "/v1/generations", listLibraryAssets: "/v1/library/assets", listCreditTransactions: "/v1/billing/transactions" };

@@ -12,7 +12,6 @@
 // (../generate/), one request each.
 import fc from "fast-check";
 import { operations, type Json } from "../../../contract/index.ts";
-import { errorCodeOf, operationLabel } from "../../kit/describe.ts";
 import type { Check, CheckContext } from "../../facts/context.ts";
 import { baseCase, bodyFault, fieldOfParam, queryFault, queryText, specialExpectation, type Case, type Context } from "../../kit/generate/cases.ts";
 import { generatedRules, planFor, ruleOf, variantValues, type Known, type Plan, type Variant } from "../../kit/generate/plans.ts";
@@ -21,6 +20,7 @@ import { fieldFaults, fieldsOf, minimalValue, placed, stringOfLength, view, type
 import { keyFor } from "../../kit/credentials.ts";
 import { selects } from "../../kit/routes.ts";
 import { knownOf } from "../../kit/known.ts";
+import { errorCodeOf, operationLabel } from "../../target/exchange.ts";
 
 /** The faults that put a value one past a bound. */
 const PAST_A_BOUND: ReadonlySet<string> = new Set(["above_maximum", "below_minimum", "too_long", "too_short", "too_many_items", "too_few_items"]);

@@ -3,7 +3,6 @@
 // finding shrunk and charged to its seed rule. It learns first what the schemas cannot
 // know: the catalog's models, ids of objects the account has, cursors, a folder of its own.
 import { operations } from "../../../contract/index.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
 import { casesFor, operationSeed } from "../../kit/generate/cases.ts";
 import { generatedRules, planFor, type Known, type Plan } from "../../kit/generate/plans.ts";
@@ -13,6 +12,7 @@ import { onlyMatches } from "../../facts/given.ts";
 import { STATEFUL_RULES, walk } from "./walk.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { knownOf } from "../../kit/known.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 
 const PAGED = ["listGenerations", "listCreditTransactions", "listLibraryAssets"] as const;

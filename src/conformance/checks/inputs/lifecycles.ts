@@ -9,8 +9,6 @@
 // cancels or deletes a generation ("The path and method of the cancel/delete operation
 // for a generation: not shown"), and no delete of a library asset.
 import type { Json } from "../../../contract/index.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
-import type { Exchange } from "../../target/target.ts";
 import type { EventStream } from "../../target/stream.ts";
 import { linksOf, follow, type Link } from "../../kit/links.ts";
 import { goneEverywhere, lists } from "../../kit/gone.ts";
@@ -18,13 +16,13 @@ import { bodyWith, FOLDERS, GENERATIONS, validBodies } from "../../kit/objects.t
 import { answered, type Sequence } from "../../kit/sequence.ts";
 import { begin, knownWith, seedOf, selected, sequence, type Walk } from "../../kit/walk.ts";
 import { randomToken } from "../../kit/ids.ts";
+import { errorCodeOf, said, type Exchange } from "../../target/exchange.ts";
 
 export const GENERATION_RULES = ["GEN-2", "BATCH-1", "EVT-11", "REP-3"];
 export const FOLDER_RULES = ["LIB-3", "LIB-4", "LIB-5"];
 export const READ_RULES = ["GEN-2", "BATCH-1", "LIB-1", "LIB-6"];
 
 const ok = (ex: Exchange) => ex.status >= 200 && ex.status < 300;
-const said = (ex: Exchange) => `${ex.status}${errorCodeOf(ex.json) ? ` ${errorCodeOf(ex.json)}` : ""}`;
 
 /** Sends what a link makes of an answer (a valid generated body with its template merged in). */
 async function along(seq: Sequence, w: Walk, link: Link, source: Exchange, item: number | undefined, body?: unknown, extra: { binary?: boolean; headersOnly?: boolean } = {}): Promise<Exchange | undefined> {

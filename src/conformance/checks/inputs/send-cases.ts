@@ -4,15 +4,13 @@
 // server), and charges it to its seed rule with the case, the seed to replay it, and the
 // smallest request's curl line (through the exchange it cites).
 import { errorCodes, type Json } from "../../../contract/index.ts";
-import { errorCodeOf, operationLabel } from "../../kit/describe.ts";
 import type { CheckContext } from "../../facts/context.ts";
 import type { OperationRun } from "../../facts/generated.ts";
-import type { Exchange } from "../../target/target.ts";
 import { AnswerTooLarge, NoAnswer } from "../../target/stops.ts";
-import { answered } from "../../kit/describe.ts";
 import { caseKey, rawBody, sizeOf, type Case } from "../../kit/generate/cases.ts";
 import { ruleOf, SCHEMA_REASONS, type Plan } from "../../kit/generate/plans.ts";
 import { placed, schemaAt, states, type Path } from "../../kit/generate/schema.ts";
+import { errorCodeOf, operationLabel, said, type Exchange } from "../../target/exchange.ts";
 
 /** A departure of one answer from what the generated input must get. */
 export interface Finding {
@@ -80,13 +78,13 @@ function declared503(ex: Exchange): boolean {
 /** What a valid input must not get: a 5xx, or a refusal for a schema reason (or paging's codes). */
 function judgeValid(c: CheckContext, plan: Plan, kase: Case, ex: Exchange): Finding | undefined {
   const what = kase.body !== undefined ? `a ${kase.variant ?? "body"} valid against the contract` : "a request valid against the contract";
-  if (ex.status >= 500 && !declared503(ex)) return { rule: kase.validRule, category: "5xx", field: "", message: `${what} answered ${answered(ex)}` };
+  if (ex.status >= 500 && !declared503(ex)) return { rule: kase.validRule, category: "5xx", field: "", message: `${what} answered ${said(ex)}` };
   if (ex.status !== 400) return undefined;
   const code = errorCodeOf(ex.json);
   if (code === "invalid_limit" || code === "invalid_cursor") {
     const param = code === "invalid_limit" ? "limit" : "cursor";
     const value = kase.query.find(([k]) => k === param)?.[1];
-    return { rule: ruleOf(plan, param, kase.validRule), category: `refused ${code}`, field: param, message: `${value === undefined ? `without ${param}` : `${param}=${JSON.stringify(value)}`}, valid against the contract, answered ${answered(ex)}` };
+    return { rule: ruleOf(plan, param, kase.validRule), category: `refused ${code}`, field: param, message: `${value === undefined ? `without ${param}` : `${param}=${JSON.stringify(value)}`}, valid against the contract, answered ${said(ex)}` };
   }
   // A bound, set or format the contract does not state (the seed leaves it to the server:
   // a folder name's length, a position within the account's folders) is the server's own,
@@ -102,7 +100,7 @@ function judgeValid(c: CheckContext, plan: Plan, kase: Case, ex: Exchange): Find
   const wrong = schemaRefusals.find(stated);
   if (!wrong) return undefined;
   const field = String(wrong.field ?? "");
-  return { rule: ruleOf(plan, field.split(".")[0], kase.validRule), category: `refused ${wrong.reason}`, field: star(field), message: `${what} was refused ${answered(ex)} naming ${field || "the body"} ${wrong.reason}, a schema reason for a valid ${field ? "field" : "body"}` };
+  return { rule: ruleOf(plan, field.split(".")[0], kase.validRule), category: `refused ${wrong.reason}`, field: star(field), message: `${what} was refused ${said(ex)} naming ${field || "the body"} ${wrong.reason}, a schema reason for a valid ${field ? "field" : "body"}` };
 }
 
 /** What an input with one fault must get: 400 (or the seed's own code) naming the field and the reason. */
@@ -110,13 +108,13 @@ function judgeInvalid(kase: Case, ex: Exchange): Finding | undefined {
   const f = kase.fault!;
   const base = { rule: f.rule, field: star(f.field ?? ""), kind: f.kind };
   const what = `${f.describe}`;
-  if (ex.status >= 500 && !declared503(ex)) return { ...base, category: "5xx", message: `${what}: answered ${answered(ex)}, not a refusal` };
+  if (ex.status >= 500 && !declared503(ex)) return { ...base, category: "5xx", message: `${what}: answered ${said(ex)}, not a refusal` };
   if (ex.status < 400) return { ...base, category: "accepted", message: `${what}: accepted with ${ex.status}; expected ${f.expected.statuses.join(" or ")} ${f.expected.codes.join(" or ")}` };
   const code = errorCodeOf(ex.json);
   // Refusals outside the input's making (quota, an API switched off now) say nothing of it.
   if (ex.status === 429 || code === "service_unavailable") return undefined;
   if (!f.expected.statuses.includes(ex.status) || !code || !f.expected.codes.includes(code)) {
-    return { ...base, category: "wrong refusal", message: `${what}: answered ${answered(ex)}; expected ${f.expected.statuses.join(" or ")} ${f.expected.codes.join(" or ")}` };
+    return { ...base, category: "wrong refusal", message: `${what}: answered ${said(ex)}; expected ${f.expected.statuses.join(" or ")} ${f.expected.codes.join(" or ")}` };
   }
   const want = f.expected.detail;
   if (!want || code === "request_too_large") return undefined;
@@ -129,7 +127,7 @@ function judgeInvalid(kase: Case, ex: Exchange): Finding | undefined {
   const ok = want.first ? details.length > 0 && matches(details[0]!) : details.some(matches);
   if (ok) return undefined;
   const named = want.field ? `${want.field} ${want.reasons.join(" or ")}` : `the body ${want.reasons.join(" or ")}`;
-  return { ...base, category: "details", message: `${what}: ${answered(ex)} with ${shown(details)}; expected ${want.first ? "details[0]" : "an item"} naming ${named}` };
+  return { ...base, category: "details", message: `${what}: ${said(ex)} with ${shown(details)}; expected ${want.first ? "details[0]" : "an item"} naming ${named}` };
 }
 
 export function judge(c: CheckContext, plan: Plan, kase: Case, ex: Exchange): Finding | undefined {

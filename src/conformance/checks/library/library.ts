@@ -3,12 +3,11 @@
 // out of a folder, another account's ids answering exactly like missing ones, and no
 // credit moved. The suite works on folders of its own (uniquely named) and deletes them;
 // the file it moves is the one the uploads check wrote.
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
 import { moneyOf, sameMoney } from "../../kit/money.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { likeMissing } from "../../kit/answers.ts";
+import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
 
 const RULES = ["LIB-3", "LIB-4", "LIB-5", "LIB-6", "LIB-7", "LIB-2", "PAGE-6"];
 

@@ -5,12 +5,11 @@
 // counter of `limits.submissions` (learnt by the sequence around a submit) as it was, and
 // creates nothing. It runs last of the submits, so that no later check meets the full
 // slots; on a clock the caller moves, the generations are then let finish.
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
 import { accountState, newGenerations, submitsSpent } from "../../kit/money.ts";
-import { windowOf } from "../../kit/window.ts";
+import { windowOf } from "../../target/rate-window.ts";
 import { randomToken } from "../../kit/ids.ts";
+import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
 
 /** The most generations the sequence starts to fill the slots. */
 export const MAX_SUBMITS = 10;
@@ -33,7 +32,7 @@ export const busySlots: Check = {
     const submit = () => c.post("/v1/generations", { ...body, prompt: `${String(body.prompt ?? "")} (busy slots, ${randomToken()})` }, "LIM-5", { noRetry: true, headers: { "idempotency-key": `conformance-busy-${randomToken()}` } });
     // Room in the request window for the whole sequence first: a wait for its reset in the
     // middle would let the generations finish and free the slots.
-    const window = windowOf(await c.get("/v1/me", "LIM-5"));
+    const window = windowOf((await c.get("/v1/me", "LIM-5")).headers);
     if (window && window.remaining < MAX_SUBMITS + 12 + c.settings.reserve) await c.wait(window.reset + 1);
     const started: string[] = [];
     const elapsed = c.target.elapsedSeconds;

@@ -7,9 +7,10 @@
 // nothing for a request of another key of the account (`default` is one window per key;
 // "two keys of one account do not share it").
 import type { Check, CheckContext } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
-import { spentBetween, windowOf } from "../../kit/window.ts";
+import { spentBetween } from "../../kit/window.ts";
+import { windowOf } from "../../target/rate-window.ts";
 import { fakeIds } from "../../kit/ids.ts";
+import { type Exchange } from "../../target/exchange.ts";
 
 const RULES = ["EVT-12", "LIM-6", "PRICE-4", "LIM-1"];
 
@@ -59,7 +60,7 @@ function costs(c: CheckContext, rule: string, before: Exchange, after: Exchange,
   }
   // A window that does not count down at all is LIM-3's finding (its countdown), not a cost.
   if (spent === 0) return;
-  const policy = windowOf(after)!.policy;
+  const policy = windowOf(after.headers)!.policy;
   if (rule === "LIM-1" && policy === "account") {
     c.note(rule, `what ${what} costs the main key's own window not read: the account window was the binding one`);
     return;

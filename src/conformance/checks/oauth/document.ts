@@ -1,8 +1,8 @@
 // A client ID metadata document the caller published (`--oauth-client-document`).
-import { errorCodeOf } from "../../kit/describe.ts";
 import { authorize, Flow } from "../../kit/oauth.ts";
 import type { Check } from "../../facts/context.ts";
 import { SUITE_REDIRECT_URI } from "../../facts/given.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 /**
  * A client ID metadata document the caller published (`--oauth-client-document`): the

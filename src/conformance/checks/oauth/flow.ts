@@ -5,12 +5,12 @@
 // token only; a used refresh token revokes the grant), a new consent revoking the previous
 // grant, a stream ended by `terminated` when its token is revoked.
 import { scopes as vocabulary } from "../../../contract/index.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import { bodyShown } from "../../kit/describe.ts";
 import { authorize, Flow, FLOW_SCOPE, oauthError, pkce, redirectQueryValid, type Tokens } from "../../kit/oauth.ts";
 import { terminated } from "../../kit/streams.ts";
 import type { Check } from "../../facts/context.ts";
 import { tokenChecks } from "./token.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 const FLOW_RULES = ["OAUTH-8", "OAUTH-10", "OAUTH-12", "OAUTH-13", "OAUTH-14", "OAUTH-15", "ST-6", "AUTH-2", "EVT-7"];
 

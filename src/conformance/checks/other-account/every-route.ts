@@ -5,13 +5,13 @@
 // second key is pointed at this account's objects, so a server that leaks changes only
 // objects of this run: writes touch only what the run made (its generations, its
 // uploaded file, a folder the sweep creates and deletes).
-import { operationLabel } from "../../kit/describe.ts";
 import { judgeForeign } from "../../kit/answers.ts";
 import { ASSETS, bodyWith, FOLDERS, GENERATIONS, idRoutes, type IdRoute } from "../../kit/objects.ts";
 import type { Sequence } from "../../kit/sequence.ts";
 import { begin, knownWith, replayOf, seedOf, selected, type Walk, propertyWalk } from "../../kit/walk.ts";
 import { randomToken, fakeIds } from "../../kit/ids.ts";
 import type { Check } from "../../facts/context.ts";
+import { operationLabel } from "../../target/exchange.ts";
 
 /** The rule an answer that gives another account's object away breaks, by operation (the seed's own for the route, else W-8). */
 const FOREIGN_RULE: Readonly<Record<string, string>> = {

@@ -3,10 +3,11 @@
 // creating and charging nothing, refused the same way).
 import { deref, schema, type JsonObject } from "../../../contract/index.ts";
 import { moneyOf, sameMoney } from "../../kit/money.ts";
-import { errorCodeOf, shown } from "../../kit/describe.ts";
+import { shown } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { overBound } from "../../kit/bounds.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 /** A first guess at the smallest body of a model's type the submit accepts. */
 export function minimalBody(model: Record<string, any>): Record<string, unknown> | undefined {

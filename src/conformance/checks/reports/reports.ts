@@ -3,12 +3,11 @@
 // (replay, mismatch, no money moved, another account's id), the support thread.
 import { randomUUID } from "node:crypto";
 import { bound } from "../../../contract/index.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
 import { moneyOf, sameMoney } from "../../kit/money.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { outputPaths } from "../../kit/gone.ts";
+import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
 
 export const reports: Check = {
   name: "reports about a result",

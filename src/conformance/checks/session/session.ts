@@ -5,10 +5,10 @@
 // pair (the probe is the batch status read, a POST that changes nothing); API keys never
 // get `origin_mismatch`; one window. With `--allow-writes`: the four subscription actions,
 // leaving the subscription as it was found (cancelled again, or renewing again).
-import { errorCodeOf } from "../../kit/describe.ts";
 import type { Check, CheckContext } from "../../facts/context.ts";
-import type { Exchange, RequestSpec } from "../../target/target.ts";
 import { fakeIds } from "../../kit/ids.ts";
+import { windowOf } from "../../target/rate-window.ts";
+import { errorCodeOf, type Exchange, type RequestSpec } from "../../target/exchange.ts";
 
 const FOREIGN_ORIGIN = "https://conformance.invalid";
 const SUBS = ["SUBS-1", "SUBS-2", "SUBS-3", "SUBS-4"];
@@ -19,10 +19,6 @@ function ok(ex: Exchange): boolean {
 
 /** The request options of a call over the session cookie (no Authorization). */
 type Session = Pick<RequestSpec, "key" | "label" | "rule" | "headers" | "direct">;
-
-function policyOf(ex: Exchange): string | undefined {
-  return /^\s*"?([^";,]+)"?/.exec(ex.headers.get("ratelimit") ?? "")?.[1];
-}
 
 export const session: Check = {
   name: "the site session cookie and the subscription actions",
@@ -42,7 +38,7 @@ export const session: Check = {
     // seed does not show the cookie's name), so Prism would refuse every session request.
     const as = (rule: string, origin?: string): Session => ({ key: null, label: "session", rule, direct: true, headers: { cookie: s.cookie, ...(origin ? { origin } : {}) } });
     const seen = (ex: Exchange) => {
-      const p = policyOf(ex);
+      const p = windowOf(ex.headers)?.policy;
       if (p) policies.add(p);
       return ex;
     };

@@ -1,5 +1,5 @@
 // Sequences that need what the seed shows no public route for (`control`: the caller's
-// control of the server, see server-control.ts): a generation cancelled before work
+// control of the server, see target/control.ts): a generation cancelled before work
 // starts (one `FAILED` event with `deleted: true`, then 404 on every route and absent from
 // the list), a finished generation deleted (one event with its previous status and
 // `deleted: true`, then gone everywhere), and a key revoked while in use (its open stream
@@ -7,15 +7,14 @@
 // `api_key_revoked`, also those it was accepted on before: no cache of key checks).
 import { operations, type Operation } from "../../../contract/index.ts";
 import { isUnrouted } from "../../judge/broken-rule.ts";
-import { errorCodeOf, operationLabel } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
 import { terminated } from "../../kit/streams.ts";
 import { harmless, held } from "../../kit/routes.ts";
 import { Sequence } from "../../kit/sequence.ts";
 import type { EventStream, Frame } from "../../target/stream.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { sweepGone } from "../../kit/gone.ts";
+import { errorCodeOf, operationLabel, type Exchange } from "../../target/exchange.ts";
 
 export const CONTROL_RULES = ["ST-2", "ST-3", "GEN-9", "EVT-11", "AUTH-7", "EVT-7"];
 

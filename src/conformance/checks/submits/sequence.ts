@@ -9,14 +9,13 @@
 // - every status the generation was read in comes on the event stream, in order, and
 //   none of its events on a stream of the other types;
 // - the balance moved by the ledger rows the submit wrote.
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
 import type { EventStream, Frame } from "../../target/stream.ts";
 import { accountState, learnSubmitCounter, newGenerations, sameMoney, submitsSpent, type AccountState, type SubmitCounter } from "../../kit/money.ts";
 import { firstPage, nextPage, whole } from "../../kit/pages.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { outputPaths } from "../../kit/gone.ts";
+import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
 
 export const SUBMIT_SEQUENCE_RULES = ["SUB-2", "LIM-5", "PAGE-4", "PRICE-1", "PRICE-4", "EVT-11", "EVT-10", "BILL-1", "W-8"];
 

@@ -3,14 +3,13 @@
 // on the stream, resume with Last-Event-ID (no loss, no repeat), a new stream that does
 // not replay history, newest-first order. Uses the cheapest body the server priced.
 import { moneyOf, sameMoney } from "../../kit/money.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check, type CheckContext } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
-import { answered, shown } from "../../kit/describe.ts";
+import { shown } from "../../kit/describe.ts";
 import type { EventStream, Frame } from "../../target/stream.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { overBound } from "../../kit/bounds.ts";
 import { sameShape } from "../../kit/answers.ts";
+import { errorCodeOf, said, type Exchange } from "../../target/exchange.ts";
 
 const FINAL = new Set(["DONE", "FAILED"]);
 const QUIET_MS = 750;
@@ -164,8 +163,8 @@ async function run(c: CheckContext, base: Record<string, unknown>, s: EventStrea
   const late = await submit(body, k1, "SUB-2");
   // The status the replay must repeat is the one its read shows; without one, only the record is compared.
   const current: unknown = now.status === 200 ? now.json?.status : undefined;
-  const reached = typeof current === "string" ? `reached ${current}` : `finished (its read answered ${answered(now)}${now.status === 200 ? " without a status" : ""}, so the status to repeat is not known)`;
-  c.expect(late.status === 202 && late.json?.id === a.id && (typeof current !== "string" || late.json?.status === current), "SUB-2", `a replay after the generation ${reached} answered ${answered(late)} with ${late.json?.id === a.id ? `status ${shown(late.json?.status)}` : `the record of ${shown(late.json?.id)}, not of ${a.id}`}`, late);
+  const reached = typeof current === "string" ? `reached ${current}` : `finished (its read answered ${said(now)}${now.status === 200 ? " without a status" : ""}, so the status to repeat is not known)`;
+  c.expect(late.status === 202 && late.json?.id === a.id && (typeof current !== "string" || late.json?.status === current), "SUB-2", `a replay after the generation ${reached} answered ${said(late)} with ${late.json?.id === a.id ? `status ${shown(late.json?.status)}` : `the record of ${shown(late.json?.id)}, not of ${a.id}`}`, late);
   if (late.status === 202 && now.status === 200) sameShape(c, now.json, late.json, "in the read and in a replay", late);
   const money2 = await balance(c, "SUB-2");
   if (money !== undefined && money2 !== undefined) c.expect(money === money2, "SUB-2", `a replay moved the balance from ${money} to ${money2} cc`);

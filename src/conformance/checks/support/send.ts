@@ -5,10 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { bound } from "../../../contract/index.ts";
 import { moneyOf, sameMoney } from "../../kit/money.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import { type Check } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
 import { randomToken } from "../../kit/ids.ts";
+import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
 
 const MAX_IMAGES = bound("SupportMessageRequest", "images", "maxItems");
 const RULES = ["SUP-1", "SUP-3"];

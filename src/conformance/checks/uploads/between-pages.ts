@@ -2,11 +2,11 @@
 // written through the proxy path): the asset list, paged across the upload, stays exact;
 // and the file is in the library at once (the seed says it of the uploaded file, whichever
 // way the ticket was written: the uploads check holds the direct PUT to it).
-import { errorCodeOf } from "../../kit/describe.ts";
 import type { Check, CheckContext } from "../../facts/context.ts";
 import { greyPng } from "../../kit/png.ts";
 import { firstPage, nextPage } from "../../kit/pages.ts";
 import { proxyPut, ticketHeader } from "../../kit/uploads.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
 
 const RULES = ["PAGE-4", "UPL-7"];
 

@@ -6,12 +6,11 @@
 // per ticket whichever way, and the file counted in the library at once. The ceiling and
 // the content types are read from the contract.
 import { bound, matchOperation, schema } from "../../../contract/index.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
 import type { Check, CheckContext, Upload } from "../../facts/context.ts";
-import type { Exchange } from "../../target/target.ts";
 import { bodyShown } from "../../kit/describe.ts";
 import { greyPng } from "../../kit/png.ts";
 import { type Ticket, ticketHeader, assetHead, storagePut, replaced, without, exactly, proxyPut } from "../../kit/uploads.ts";
+import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
 
 export const UPLOAD_CEILING = bound("UploadRequest", "content_length", "maximum");
 export const UPLOAD_TYPES: readonly string[] = (schema("UploadContentType").enum as string[]).slice();

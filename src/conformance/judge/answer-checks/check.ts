@@ -1,7 +1,7 @@
 // What an answer check is: a named function of one answer and its context that returns
 // its findings, each naming the seed rule the answer held or broke (Schemathesis's
 // checks, each a named function in one registry, run on every answer).
-import type { Exchange } from "../../target/target.ts";
+import type { Exchange } from "../../target/exchange.ts";
 
 /** An observation of one answer: a rule it held, or one it broke and why. */
 export type Finding = { rule: string; held: true } | { rule: string; held: false; message: string };
@@ -60,11 +60,6 @@ export interface AnswerCheck {
    */
   rules: readonly string[];
   check(exchange: Exchange, context: AnswerContext): Finding[];
-}
-
-/** The answer is on `/v1`. */
-export function isV1(ex: Exchange): boolean {
-  return ex.path === "/v1" || ex.path.startsWith("/v1/") || ex.path.startsWith("/v1?");
 }
 
 /** The answer is a failure that must be the envelope (every one but the OAuth protocol routes' RFC 6749 errors). */

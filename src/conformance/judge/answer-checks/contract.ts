@@ -5,8 +5,8 @@
 // every `/v1` answer carries.
 import { checkAnswer, responseFor, type JsonObject, type Operation } from "../../../contract/index.ts";
 import { bodyRuleOf, ruleBroken, isCollection, isUnrouted, notRouted, PAGED_OPS, RECORD_OPS } from "../broken-rule.ts";
-import type { Exchange } from "../../target/target.ts";
-import { broke, held, isV1, type AnswerCheck, type Finding } from "./check.ts";
+import { isV1, type Exchange } from "../../target/exchange.ts";
+import { broke, held, type AnswerCheck, type Finding } from "./check.ts";
 
 export const matchesContract: AnswerCheck = {
   name: "the answer matches its operation in the contract",

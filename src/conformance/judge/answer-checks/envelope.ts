@@ -4,8 +4,8 @@
 // caller's request id repeated.
 import { errorCodes, responseFor, schemaValidator, statusOf } from "../../../contract/index.ts";
 import { envelopeRule } from "../broken-rule.ts";
-import type { Exchange } from "../../target/target.ts";
 import { broke, held, isEnvelopeFailure, type AnswerCheck, type Finding } from "./check.ts";
+import { type Exchange } from "../../target/exchange.ts";
 
 const envelopeValid = schemaValidator("ErrorEnvelope");
 const CYRILLIC = /[\u0400-\u04FF]/;

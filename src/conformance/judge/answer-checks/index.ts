@@ -1,9 +1,10 @@
 // The checks every answer gets, in one registry and in order, and the judge that runs them:
 // each finding is recorded against its seed rule; a rule an answer held passes once for
 // that answer unless the same answer broke it.
-import type { Exchange } from "../../target/target.ts";
-import type { Cited, Results } from "../results.ts";
+import type { Cited, Exchange } from "../../target/exchange.ts";
+import type { Delivery, ExchangeSink } from "../../target/sink.ts";
 import type { Frame } from "../../target/stream.ts";
+import type { Results } from "../results.ts";
 import { AnswersSeen, type AnswerCheck, type AnswerContext, type Finding } from "./check.ts";
 import { matchesContract, requestIdEcho, v1Headers } from "./contract.ts";
 import { englishMessage, envelopeRequestId, errorCodeStatus, failureIsEnvelope, noStackTrace, russianOnRequest } from "./envelope.ts";
@@ -12,7 +13,7 @@ import { frameFindings } from "./frames.ts";
 import { rateLimitForm, rateLimitOnHandlerRefusal, rateLimitWindow } from "./rate-limit.ts";
 
 export { AnswersSeen, type AnswerCheck, type AnswerContext, type Finding, type WindowSeen } from "./check.ts";
-export { BEFORE_A_HANDLER, rateLimitPair } from "./rate-limit.ts";
+export { BEFORE_A_HANDLER } from "./rate-limit.ts";
 
 /** Every answer the suite gets (but the bare ones: a preflight, a PUT to storage) goes through these, in this order. */
 export const ANSWER_CHECKS: readonly AnswerCheck[] = [
@@ -36,7 +37,8 @@ export const ANSWER_CHECKS: readonly AnswerCheck[] = [
 /** Rules of the seed that say the same thing: a departure from one is a departure from each (every failure answers the envelope: W-5 and EP-1). */
 const SAME_RULE: Readonly<Record<string, readonly string[]>> = { "W-5": ["EP-1"] };
 
-export class AnswerJudge {
+/** The sink that holds every answer and frame to the answer checks, and records their findings. */
+export class AnswerJudge implements ExchangeSink {
   readonly seen = new AnswersSeen();
 
   constructor(
@@ -44,14 +46,15 @@ export class AnswerJudge {
     private readonly staticMock: boolean,
   ) {}
 
-  /** Runs every answer check on `ex`; `rule` is the rule its request exercised. */
-  answer(ex: Exchange, how: { rule: string; acceptLanguage?: string; elapsedSeconds: number }): void {
+  /** Runs every answer check on `ex` (a bare one, not an API answer, is not judged). */
+  exchange(ex: Exchange, how: Delivery): void {
+    if (how.bare) return;
     if (ex.operation) {
       const seen = this.seen.statuses.get(ex.operation.operationId) ?? new Map<number, number>();
       seen.set(ex.status, (seen.get(ex.status) ?? 0) + 1);
       this.seen.statuses.set(ex.operation.operationId, seen);
     }
-    const context: AnswerContext = { rule: how.rule, acceptLanguage: how.acceptLanguage, staticMock: this.staticMock, elapsedSeconds: how.elapsedSeconds, seen: this.seen };
+    const context: AnswerContext = { rule: how.rule, acceptLanguage: ex.record.sent.headers["accept-language"], staticMock: this.staticMock, elapsedSeconds: how.elapsedSeconds, seen: this.seen };
     this.#record(ANSWER_CHECKS.flatMap((check) => check.check(ex, context)), ex.cite);
   }
 

@@ -2,31 +2,13 @@
 // structured form (no legacy `X-RateLimit-*`, no `pk`), exactly one window named alike in
 // both, its numbers within the policy, a refusing request window describing itself (a
 // refusal for busy slots, a full queue or the submit window is not the request windows'),
-// and its remainder counting down within a window. The window each credential last saw is kept
-// for the next answer's countdown and for the suite's own throttling (http.ts).
-import { parseList, Token, type Item } from "structured-headers";
+// and its remainder counting down within a window (the window each credential last saw is
+// kept for the next answer's countdown). The pair is read by target/rate-window.ts.
 import { errorCodes, responseFor } from "../../../contract/index.ts";
 import { isUnrouted } from "../broken-rule.ts";
-import { errorCodeOf } from "../../kit/describe.ts";
-import type { Exchange } from "../../target/target.ts";
-import { broke, held, isV1, type AnswerCheck, type Finding } from "./check.ts";
-
-type Pair =
-  | { kind: "none" }
-  | { kind: "half" }
-  | { kind: "unstructured"; limit: string; policy: string }
-  | { kind: "items"; limit: Item[]; policy: Item[] };
-
-/** The answer's RateLimit pair as read. */
-export function rateLimitPair(headers: Headers): Pair {
-  const limit = headers.get("ratelimit");
-  const policy = headers.get("ratelimit-policy");
-  if (limit === null && policy === null) return { kind: "none" };
-  if (limit === null || policy === null) return { kind: "half" };
-  const l = structured(limit);
-  const p = structured(policy);
-  return l && p ? { kind: "items", limit: l, policy: p } : { kind: "unstructured", limit, policy };
-}
+import { errorCodeOf, isV1, type Exchange } from "../../target/exchange.ts";
+import { itemName, param, rateLimitPair } from "../../target/rate-window.ts";
+import { broke, held, type AnswerCheck, type Finding } from "./check.ts";
 
 export const rateLimitForm: AnswerCheck = {
   name: "RateLimit and RateLimit-Policy in their structured form",
@@ -149,26 +131,4 @@ export const rateLimitOnHandlerRefusal: AnswerCheck = {
 function refusedByRequestWindow(ex: { json: any }): boolean {
   const details: unknown = ex.json?.error?.details;
   return errorCodeOf(ex.json) === "rate_limited" && Array.isArray(details) && details.some((d) => d && typeof d === "object" && (d as { reason?: unknown }).reason === "request_rate");
-}
-
-function structured(value: string): Item[] | undefined {
-  try {
-    const list = parseList(value);
-    if (list.some((m) => Array.isArray(m[0]))) return undefined;
-    return list as Item[];
-  } catch {
-    return undefined;
-  }
-}
-
-function itemName(item: Item): string | undefined {
-  const v = item[0];
-  if (typeof v === "string") return v;
-  if (v instanceof Token) return v.toString();
-  return undefined;
-}
-
-function param(item: Item, key: string): number | undefined {
-  const v = item[1].get(key);
-  return typeof v === "number" ? v : undefined;
 }
