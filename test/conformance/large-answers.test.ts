@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { exitCode, runConformance } from "../../src/conformance/index.ts";
 import { readRequest, Usage } from "../../src/conformance/run/options.ts";
-import { DEFAULT_MAX_ANSWER_BYTES } from "../../src/conformance/facts/given.ts";
+import { OPTION_DEFAULTS } from "../../src/conformance/run/options.ts";
 import { EventStream } from "../../src/conformance/target/stream.ts";
 import { endlessAnswer } from "./support/hostile.ts";
 import { cli } from "./support/cli.ts";
@@ -40,7 +40,7 @@ describe("an answer that never ends", () => {
       const run = await cli(["--base-url", server.url, "--api-key", "ghk_demo_full", "--only", "CAT-5", "--quick"]);
       expect(run.code, run.stderr).toBe(1);
       expect(run.stdout).toMatch(/^ {8}- GET \/v1\/knowledge\S*: answer too large: more than 16777216 bytes \(--max-answer-bytes\), not read further/m);
-      expect(server.sent()).toBeLessThan(DEFAULT_MAX_ANSWER_BYTES * 8);
+      expect(server.sent()).toBeLessThan(OPTION_DEFAULTS.maxAnswerBytes * 8);
     } finally {
       await server.close();
       await sim.close();

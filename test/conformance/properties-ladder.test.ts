@@ -12,7 +12,8 @@ import { v1Operations } from "../../src/conformance/kit/routes.ts";
 import { matchOperation } from "../../src/contract/index.ts";
 import { pathOnly, type ProxiedRequest } from "./support/proxy.ts";
 import { against, messages, narrow, routeDouble } from "./support/properties.ts";
-import { DEMO_KEYS, explain, failing } from "./support/run.ts";
+import { explain, failing } from "./support/run.ts";
+import { DEMO_KEYS } from "../../src/conformance/run/simulator.ts";
 import { operationLabel } from "../../src/conformance/target/exchange.ts";
 
 const LIBRARY = v1Operations("api_key").filter((op) => op.path.startsWith("/v1/library/"));

@@ -9,11 +9,11 @@ import { describe, expect, it } from "vitest";
 import { curlLine } from "../../src/conformance/target/record.ts";
 import { renderTable, type Report } from "../../src/conformance/index.ts";
 import { Masker } from "../../src/conformance/target/secrets.ts";
-import { simulatorScopedKeys } from "../../src/conformance/run/simulator.ts";
+import { DEMO_KEYS, simulatorClientDocument, simulatorScopedKeys, simulatorSession } from "../../src/conformance/run/simulator.ts";
 import { cli } from "./support/cli.ts";
 import { acceptsEverything } from "./support/hostile.ts";
 import { startProxy } from "./support/proxy.ts";
-import { DEMO_KEYS, simulatorAccessToken, simulatorAutoConsent, simulatorClientDocument, simulatorSession, startSim } from "./support/run.ts";
+import { controlOf, simulatorAccessToken, simulatorAutoConsent, startSim } from "./support/run.ts";
 
 /** Where `secret` (as is, or encoded in a URL) shows in `text`, with what surrounds it; none: []. */
 function leaks(text: string, secret: string): string[] {
@@ -35,10 +35,10 @@ describe("secrets in the suite's output", () => {
     const proxy = await startProxy(sim.url, double.rewrite);
     const dir = mkdtempSync(join(tmpdir(), "conformance-masking-"));
     try {
-      const session = await simulatorSession(sim);
+      const session = await simulatorSession(controlOf(sim), sim.url);
       const oauthToken = await simulatorAccessToken(sim, "me:read models:read");
-      const scoped = await simulatorScopedKeys(sim.url);
-      const document = await simulatorClientDocument(sim);
+      const scoped = await simulatorScopedKeys(controlOf(sim));
+      const document = await simulatorClientDocument(controlOf(sim));
       await simulatorAutoConsent(sim);
       const given = ["ghk_demo_full", "ghk_demo_other", ...Object.values(DEMO_KEYS), ...scoped, session.cookie, oauthToken];
       const flags = [

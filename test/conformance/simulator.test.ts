@@ -6,7 +6,8 @@ import { renderJson, renderJunit, renderTable, runConformance, type Report } fro
 import { seedRules } from "../../src/contract/index.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { threadOf } from "../../src/simulator/domain/support.ts";
-import { DEMO_KEYS, explain, failing, runFull, SIMULATOR_FINDINGS, simulatorAccessToken, startSim, withSim } from "./support/run.ts";
+import { explain, failing, runFull, SIMULATOR_FINDINGS, simulatorAccessToken, startSim, withSim } from "./support/run.ts";
+import { DEMO_KEYS } from "../../src/conformance/run/simulator.ts";
 
 /** What a run may change on the demo account, read from the simulator's state. */
 function snapshot(sim: RunningSimulator) {

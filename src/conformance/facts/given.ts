@@ -1,5 +1,7 @@
-// What a run is given: the server, its keys, and what it may do there.
-import { seedRules } from "../../contract/index.ts";
+// What a run is given: the server, its keys, and what it may do there (the library's
+// input). Every option a command-line flag sets is a row of the option table
+// (run/options.ts), which holds its flag, variable, help, default and parse, and is
+// checked against these fields when it compiles; a default is written there only.
 import type { ServerControl } from "../target/control.ts";
 
 /**
@@ -68,16 +70,17 @@ export interface ConformanceOptions {
   staticMock?: boolean;
   /** Send requests through this address (a `prism proxy` in front of the server); streams go direct. */
   viaUrl?: string;
-  /** Requests to leave in every rate window: below it the suite waits for the reset (default 5). */
+  /** Requests to leave in every rate window: below it the suite waits for the reset (`--reserve`; its default is the option table's, `OPTION_DEFAULTS.reserve`). */
   reserve?: number;
-  /** Most seconds the suite may wait in total for rate windows (default 120). */
+  /** Most seconds the suite may wait in total for rate windows (`--max-wait`; default `OPTION_DEFAULTS.maxWaitSeconds`). */
   maxWaitSeconds?: number;
-  /** Most seconds to wait for a submitted generation to finish (default 300). */
+  /** Most seconds to wait for a submitted generation to finish (`--settle-seconds`; default `OPTION_DEFAULTS.settleSeconds`). */
   settleSeconds?: number;
-  /** Per-request timeout in ms (default 30000). */
+  /** Per-request timeout in ms (`--timeout`; default `OPTION_DEFAULTS.requestTimeoutMs`). */
   requestTimeoutMs?: number;
   /**
-   * Most bytes of one answer the suite reads and keeps (default 16 MiB); a larger answer
+   * Most bytes of one answer the suite reads (`--max-answer-bytes`; default
+   * `OPTION_DEFAULTS.maxAnswerBytes`, 16 MiB); a larger answer
    * is not read further and fails the rule its request exercised ("answer too large"). For
    * an event stream, the most bytes of one frame.
    */
@@ -118,66 +121,11 @@ export interface ConformanceOptions {
   progress?: (line: string) => void;
 }
 
-/** The environment variable of the `i`-th (0-based) key with fewer scopes: `HUB_SCOPED_KEY_1`, ... */
-export function scopedKeyVariable(i: number): string {
-  return `HUB_SCOPED_KEY_${i + 1}`;
-}
-
-/** Whether `--only` (ids or prefixes: `PAGE`, `EVT-9`, `SUB-`) selects the rule `id`. */
-export function onlyMatches(id: string, only: readonly string[]): boolean {
-  return only.some((o) => id === o || id.startsWith(`${o}-`) || (o.endsWith("-") && id.startsWith(o)));
-}
-
-/**
- * What is wrong with a selection by name (`--only` rule ids or prefixes, `--operations`
- * operationIds): the names that select nothing, each with the closest known ones; undefined
- * when every name selects something. `what` says what the flag names no one of.
- */
-export function unknownNames(given: readonly string[], selects: (name: string) => boolean, known: readonly string[], what: string): string | undefined {
-  const unknown = given.filter((name) => !selects(name));
-  if (unknown.length === 0) return undefined;
-  const each = unknown.map((name) => {
-    const near = closest(name, known);
-    return `${name} (${near.length > 0 ? `closest: ${near.join(", ")}` : "nothing close"})`;
-  });
-  return `${what}: ${each.join("; ")}`;
-}
-
-/** Unknown `--only` ids or prefixes, said with the closest rule ids and prefixes of the registry. */
-export function unknownRules(only: readonly string[]): string | undefined {
-  const ids = seedRules().map((r) => r.id);
-  const prefixes = [...new Set(ids.map((id) => id.replace(/-[^-]*$/, "")))];
-  return unknownNames(only, (o) => ids.some((id) => onlyMatches(id, [o])), [...prefixes, ...ids], "--only names no rule id or prefix");
-}
-
-/** The known names nearest to `name` (edit distance, case aside), at most three, none far off. */
-export function closest(name: string, known: readonly string[]): string[] {
-  const scored = known.map((k) => ({ k, d: distance(name.toUpperCase(), k.toUpperCase()) }));
-  const best = Math.min(...scored.map((x) => x.d));
-  if (best > Math.max(2, Math.floor(name.length / 2))) return [];
-  return scored.filter((x) => x.d === best).slice(0, 3).map((x) => x.k);
-}
-
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
-  }
-  return row[b.length]!;
-}
-
-/** `read-only` -> `HUB_KEY_READ_ONLY`. */
-export function keyVariable(role: string): string {
-  return `HUB_KEY_${role.toUpperCase().replace(/-/g, "_")}`;
-}
-
-/** Bytes of one answer the suite reads at most by default. */
-export const DEFAULT_MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+/** The options every run has a value of: given, or the option table's default. */
+export const DEFAULTED = ["reserve", "maxWaitSeconds", "settleSeconds", "requestTimeoutMs", "maxAnswerBytes"] as const;
 
 /** What a run was given (`options`) and what follows from it: defaults filled in, the seed chosen, what the flags allow. */
-export interface RunSettings extends Required<Pick<ConformanceOptions, "reserve" | "maxWaitSeconds" | "settleSeconds" | "requestTimeoutMs" | "maxAnswerBytes">> {
+export interface RunSettings extends Required<Pick<ConformanceOptions, (typeof DEFAULTED)[number]>> {
   options: ConformanceOptions;
   baseUrl: string;
   writes: boolean;
@@ -185,28 +133,4 @@ export interface RunSettings extends Required<Pick<ConformanceOptions, "reserve"
   staticMock: boolean;
   /** `generate` with its seed chosen. */
   generate?: { perOperation: number; seed: number; operations?: string[] };
-}
-
-export function resolve(o: ConformanceOptions): RunSettings {
-  if (o.generate && !(Number.isInteger(o.generate.perOperation) && o.generate.perOperation > 0)) throw new RangeError(`generate.perOperation is a number of requests per operation, a positive integer; got ${o.generate.perOperation}`);
-  if (o.generate?.seed !== undefined && !Number.isSafeInteger(o.generate.seed)) throw new RangeError(`generate.seed is an integer; got ${o.generate.seed}`);
-  const unknown = o.only ? unknownRules(o.only) : undefined;
-  if (unknown) throw new RangeError(unknown);
-  if (o.maxAnswerBytes !== undefined && !(Number.isSafeInteger(o.maxAnswerBytes) && o.maxAnswerBytes > 0)) throw new RangeError(`maxAnswerBytes is a number of bytes, a positive integer; got ${o.maxAnswerBytes}`);
-  if (o.minCoverage !== undefined && !(o.minCoverage >= 0 && o.minCoverage <= 100)) {
-    throw new RangeError(`minCoverage is a percentage of the rules, 0 to 100; got ${o.minCoverage}`);
-  }
-  return {
-    options: o,
-    baseUrl: o.baseUrl.replace(/\/+$/, "").replace(/\/v1$/, ""),
-    writes: Boolean(o.allowWrites || o.allowSpend),
-    spend: Boolean(o.allowSpend),
-    staticMock: Boolean(o.staticMock),
-    ...(o.generate ? { generate: { ...o.generate, seed: o.generate.seed ?? Math.floor(Math.random() * 2 ** 31) } } : {}),
-    reserve: o.reserve ?? 5,
-    maxWaitSeconds: o.maxWaitSeconds ?? 120,
-    settleSeconds: o.settleSeconds ?? 300,
-    requestTimeoutMs: o.requestTimeoutMs ?? 30_000,
-    maxAnswerBytes: o.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
-  };
 }

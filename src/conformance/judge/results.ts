@@ -5,7 +5,6 @@
 // exercised (not observable from outside, needs a flag or a key, not checked).
 import { seedRule, seedRules, type SeedRule } from "../../contract/index.ts";
 import { UNCHECKED } from "./unchecked.ts";
-import { onlyMatches } from "../facts/given.ts";
 import type { Cited } from "../target/exchange.ts";
 import { curlLine, maskExchange, type ExchangeRecord, type MaskedExchange } from "../target/record.ts";
 import { Masker } from "../target/secrets.ts";
@@ -181,4 +180,9 @@ export class Results {
     else reason = UNCHECKED[r.id] ? `not checked: ${UNCHECKED[r.id]}` : "not exercised in this run";
     return { ...base, verdict: "n/a", reason };
   }
+}
+
+/** Whether `--only` (ids or prefixes: `PAGE`, `EVT-9`, `SUB-`) selects the rule `id`. */
+export function onlyMatches(id: string, only: readonly string[]): boolean {
+  return only.some((o) => id === o || id.startsWith(`${o}-`) || (o.endsWith("-") && id.startsWith(o)));
 }

@@ -7,12 +7,12 @@ import { deref, errorCodes, operations, type JsonObject, type Operation } from "
 import { isUnrouted } from "../judge/broken-rule.ts";
 import { BEFORE_A_HANDLER } from "../judge/answer-checks/index.ts";
 import { type CheckContext } from "../facts/context.ts";
-import { onlyMatches } from "../facts/given.ts";
 import { propertiesOf } from "./generate/schema.ts";
 import { ASSETS, GENERATIONS } from "./objects.ts";
 import { kindOf } from "./links.ts";
 import { concrete, fakeIds, randomToken } from "./ids.ts";
 import { errorCodeOf, type Exchange, type RequestSpec } from "../target/exchange.ts";
+import { onlyMatches } from "../judge/results.ts";
 
 export const STREAM = "streamGenerationEvents";
 

@@ -3,7 +3,7 @@ import type { Failure, RuleRow, Step } from "../judge/results.ts";
 import { floorShortfall, renderStatusTable, ruleCoverageText } from "./coverage.ts";
 import { exitCode, type Report } from "./runner.ts";
 import type { GeneratedReport } from "../facts/generated.ts";
-import { onlyMatches } from "../facts/given.ts";
+import { onlyMatches } from "../judge/results.ts";
 
 const VERDICT: Record<RuleRow["verdict"], string> = { pass: "PASS", fail: "FAIL", "n/a": "n/a " };
 

@@ -2,9 +2,9 @@
 import { CheckContext, type Check } from "../facts/context.ts";
 import { Target } from "../target/target.ts";
 import { KeyRefused, NoAnswer, RunStop, ServerGone } from "../target/stops.ts";
-import { onlyMatches, resolve, type ConformanceOptions } from "../facts/given.ts";
-import { secretsOf } from "./options.ts";
-import { Results, type RuleRow } from "../judge/results.ts";
+import { type ConformanceOptions } from "../facts/given.ts";
+import { secretsOf, resolve } from "./options.ts";
+import { Results, type RuleRow, onlyMatches } from "../judge/results.ts";
 import type { GeneratedReport } from "../facts/generated.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
 import type { MaskedExchange } from "../target/record.ts";

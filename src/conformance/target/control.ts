@@ -2,10 +2,11 @@
 // cancel or delete a generation ("The path and method of the cancel/delete operation for a
 // generation: not shown"), and make and revoke an API key (the user does it in the
 // account settings). With it, the suite holds what the seed says follows (one event, then
-// 404 on every route; a revoked key refused everywhere and its stream ended). The
-// simulator offers all four through its documented control interface (`/_sim/`), used
-// here in setup only, as the keys with fewer scopes are: the checks call `control`, never
-// `/_sim/`. A test deployment can pass its own; without it those sequences are `n/a`.
+// 404 on every route; a revoked key refused everywhere and its stream ended). A test
+// deployment can pass its own `ServerControl`; the simulator's is its control interface
+// (`/_sim/`) through its typed client, `HubControl`, the only way the suite reaches it. The
+// checks call `control`, never `/_sim/`; without it those sequences are `n/a`.
+import { HubControl } from "../../simulator/msw/control.ts";
 
 export interface ServerControl {
   /** Cancels a generation of the main account (one not yet taken into work). */
@@ -18,20 +19,13 @@ export interface ServerControl {
   revokeKey?(key: string): Promise<void>;
 }
 
-/** The simulator's control interface as a `ServerControl` for the demo account (or `accountId`). */
-export function simulatorControl(base: string, accountId = "acc_demo"): ServerControl {
-  const call = async (method: string, path: string, body?: unknown): Promise<any> => {
-    // The control interface takes JSON only, a POST without a body too (its guard against cross-site requests).
-    const res = await fetch(`${base}/_sim/${path}`, { method, headers: { "content-type": "application/json" }, body: JSON.stringify(body ?? {}) });
-    const json = await res.json().catch(() => undefined);
-    if (res.status >= 300) throw new Error(`the simulator's control route ${method} /_sim/${path} answered ${res.status} ${json?.error?.code ?? ""}`.trim());
-    return json;
-  };
+/** The simulator's control interface at `base` as a `ServerControl` for the demo account (or `accountId`). */
+export function simulatorControl(base: string, accountId = "acc_demo", control = HubControl.overHttp(base)): ServerControl {
   return {
-    cancelGeneration: async (id) => void (await call("POST", `generations/${encodeURIComponent(id)}/cancel`)),
-    deleteGeneration: async (id) => void (await call("DELETE", `generations/${encodeURIComponent(id)}`)),
-    newKey: async () => String((await call("POST", "keys", { account_id: accountId, purpose: "conformance: a key revoked during the run" })).secret),
-    revokeKey: async (key) => void (await call("POST", `keys/${encodeURIComponent(key)}/revoke`)),
+    cancelGeneration: async (id) => void (await control.cancelGeneration(id)),
+    deleteGeneration: async (id) => void (await control.deleteGeneration(id)),
+    newKey: async () => (await control.createKey({ account_id: accountId, purpose: "conformance: a key revoked during the run" })).secret,
+    revokeKey: async (key) => void (await control.revokeKey(key)),
   };
 }
 
@@ -42,10 +36,10 @@ export function simulatorControl(base: string, accountId = "acc_demo"): ServerCo
  * tells: a server without it answers 404 (or nothing), and the run goes on without.
  */
 export async function detectSimulatorControl(base: string, apiKey: string, timeoutMs = 5_000): Promise<ServerControl | undefined> {
+  const control = HubControl.overHttp(base, { fetch: (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) }) });
   try {
-    const scenarios = await fetch(`${base}/_sim/scenarios`, { signal: AbortSignal.timeout(timeoutMs) });
-    const listed = (await scenarios.json().catch(() => undefined)) as { data?: unknown; loaded?: unknown } | undefined;
-    if (scenarios.status !== 200 || !Array.isArray(listed?.data) || typeof listed?.loaded !== "string") return undefined;
+    const listed = await control.scenarios();
+    if (!Array.isArray(listed?.data) || typeof listed?.loaded !== "string") return undefined;
     const who = await fetch(`${base}/v1/whoami`, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
     const account = ((await who.json().catch(() => undefined)) as { user_id?: unknown } | undefined)?.user_id;
     return typeof account === "string" ? simulatorControl(base, account) : undefined;

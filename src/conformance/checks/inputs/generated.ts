@@ -8,11 +8,11 @@ import { casesFor, operationSeed } from "../../kit/generate/cases.ts";
 import { generatedRules, planFor, type Known, type Plan } from "../../kit/generate/plans.ts";
 import type { GeneratedReport } from "../../facts/generated.ts";
 import { runCases } from "./send-cases.ts";
-import { onlyMatches } from "../../facts/given.ts";
 import { STATEFUL_RULES, walk } from "./walk.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { knownOf } from "../../kit/known.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { onlyMatches } from "../../judge/results.ts";
 
 
 const PAGED = ["listGenerations", "listCreditTransactions", "listLibraryAssets"] as const;

@@ -5,9 +5,9 @@
 import type { CheckContext } from "../../facts/context.ts";
 import type { Known } from "../../kit/generate/plans.ts";
 import type { SequenceRun } from "../../facts/generated.ts";
-import { onlyMatches } from "../../facts/given.ts";
 import { FOLDER_RULES, folderLife, GENERATION_RULES, generationLife, READ_RULES, readLinks } from "./lifecycles.ts";
 import type { Walk } from "../../kit/walk.ts";
+import { onlyMatches } from "../../judge/results.ts";
 
 /** Every rule a stateful finding may be charged to. */
 export const STATEFUL_RULES: readonly string[] = [...new Set([...READ_RULES, ...GENERATION_RULES, ...FOLDER_RULES])];
