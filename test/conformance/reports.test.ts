@@ -60,7 +60,7 @@ describe("coverage of the seed rules", () => {
   });
 
   it("refuses a floor outside 0..100", async () => {
-    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", minCoverage: 101 })).rejects.toThrow(/minCoverage is a percentage of the rules, 0 to 100; got 101/);
+    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", minCoverage: 101 })).rejects.toThrow(/^minCoverage \(--min-coverage\) takes a percentage of the rules \(0 to 100\), got 101$/);
   });
 });
 

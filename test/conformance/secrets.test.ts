@@ -76,7 +76,8 @@ describe("secrets in the suite's output", () => {
       // The given ones are written as the variables that hold them.
       expect(table).toContain('"Authorization: Bearer ${HUB_API_KEY}"');
       expect(table).toMatch(/\?api_key=\$\{HUB_API_KEY\}/);
-      expect(table).toMatch(/\?access_token=\$\{HUB_API_KEY\}/);
+      // (A rule keeps its first 20 failures: the access_token spelling shows in every request's line.)
+      expect(run.stderr).toMatch(/\?access_token=\$HUB_API_KEY\b/);
     } finally {
       await proxy.close();
       await sim.close();

@@ -1,5 +1,4 @@
-// Every check of the suite, by the area of the seed it holds (one folder each). Running
-// order is not this list's: see run/plan.ts.
+// Every check of the suite, by the area of the seed it holds (one folder each).
 import { discovery } from "./account/discovery.ts";
 import { singletons } from "./account/singletons.ts";
 import { keyPlacement } from "./auth/key-placement.ts";
@@ -45,60 +44,82 @@ import { supportSend } from "./support/send.ts";
 import { supportThread } from "./support/thread.ts";
 import { uploadBetweenPages } from "./uploads/between-pages.ts";
 import { uploads } from "./uploads/uploads.ts";
-import type { Check } from "../facts/context.ts";
+import { type Check } from "../facts/check.ts";
 
-/** In running order: discovery first (others use what it finds), the heartbeat last. */
+/**
+ * Every check, by area (its folder). Membership only: the order a run takes is derived
+ * from each check's declaration (run/plan.ts), whatever the order here.
+ */
 export const CHECKS: readonly Check[] = [
+  // account/
   discovery,
-  heartbeatStart,
-  routes,
+  singletons,
+  // auth/
+  keyPlacement,
   ladder,
   ladderEveryRoute,
-  keyPlacement,
   queryCredentials,
-  envelope,
-  frameworkRefusals,
+  pathSpellings,
+  fewerScopesEveryRoute,
+  // billing/
+  billing,
+  // catalog/
   models,
   knowledge,
-  pricing,
-  paging,
-  ambiguous,
-  batch,
-  readGenerations,
-  singletons,
-  discoveryDocuments,
-  oauthRefusals,
+  // endpoints/
+  routes,
+  // errors/
+  envelope,
+  localisation,
+  frameworkRefusals,
+  // events/
+  heartbeatStart,
+  heartbeatEnd,
   streamBasics,
   streamLimit,
-  sessionOnly,
-  planRefusals,
-  spend,
-  reports,
-  supportThread,
-  uploads,
-  supportSend,
-  library,
-  // Properties across calls (src/conformance/sequences/): what only a sequence of requests shows.
-  goneSweep,
-  billing,
-  requestCosts,
-  submitSequence,
-  uploadBetweenPages,
+  // generations/
+  batch,
+  readGenerations,
   titleChanges,
-  controlledSequences,
-  pathSpellings,
+  // inputs/
+  ambiguous,
   boundsEveryInput,
-  session,
+  generated,
+  // library/
+  library,
+  // limits/
+  busySlots,
+  requestCosts,
+  windows,
+  // oauth/
+  discoveryDocuments,
+  oauthRefusals,
   oauthClients,
   oauthFlow,
   oauthToken,
   oauthDocument,
+  // other-account/
   anotherAccountEveryRoute,
-  fewerScopesEveryRoute,
-  generated,
-  // Last of the submits: it fills the account's generation slots.
-  busySlots,
-  windows,
-  localisation,
-  heartbeatEnd,
+  // paging/
+  paging,
+  // pricing/
+  pricing,
+  // reports/
+  reports,
+  // session/
+  session,
+  sessionOnly,
+  // states/
+  controlledSequences,
+  goneSweep,
+  // submits/
+  planRefusals,
+  spend,
+  submitSequence,
+  // support/
+  supportThread,
+  supportSend,
+  // uploads/
+  uploads,
+  uploadBetweenPages,
 ];

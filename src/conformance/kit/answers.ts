@@ -4,8 +4,8 @@
 import { isCollection } from "../judge/broken-rule.ts";
 import type { Sequence } from "./sequence.ts";
 import { lists } from "./gone.ts";
-import type { CheckContext } from "../facts/context.ts";
 import { errorCodeOf, type Exchange } from "../target/exchange.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 const ok = (ex: Exchange) => ex.status >= 200 && ex.status < 300;
 

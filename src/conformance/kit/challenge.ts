@@ -1,7 +1,7 @@
 // The challenge of a 401 (`WWW-Authenticate`), as the refusal ladder and every route's
 // ladder hold it.
-import type { CheckContext } from "../facts/context.ts";
 import { type Exchange } from "../target/exchange.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 /** `WWW-Authenticate` of a 401: `resource_metadata` names the protected-resource document. */
 export function checkChallenge(c: CheckContext, ex: Exchange, tokenPresented: boolean): void {

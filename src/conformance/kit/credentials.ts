@@ -1,8 +1,8 @@
 // The credentials of a run with fewer scopes than the main key: the `read-only` role key
 // and the keys given as `scopedKeys`, each with the scopes `GET /v1/whoami` says it holds
 // (learnt once per run).
-import type { CheckContext } from "../facts/context.ts";
 import { errorCodeOf, type Exchange } from "../target/exchange.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 export interface Scoped {
   label: string;

@@ -6,11 +6,12 @@
 // sequences alike; only the bodies differ (generated, or written by hand).
 import { operationById, type Json, type Operation } from "../../contract/index.ts";
 import { isCollection } from "../judge/broken-rule.ts";
-import type { CheckContext, GoneObject } from "../facts/context.ts";
 import { randomToken } from "./ids.ts";
 import { ASSETS, FOLDERS, GENERATIONS, idRoutes } from "./objects.ts";
 import { Sequence } from "./sequence.ts";
 import { type Exchange, errorCodeOf, operationLabel } from "../target/exchange.ts";
+import { type GoneObject } from "../facts/learnt.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 const ok = (ex: Exchange) => ex.status >= 200 && ex.status < 300;
 

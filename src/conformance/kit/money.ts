@@ -5,8 +5,8 @@
 // `limits.submissions` and none of a transaction but `amount_cc`, `generation_id` and
 // `reason`: ledger rows are compared whole, and the submit counter is learnt from an
 // accepted submit (the numbers of `limits.submissions` that moved by one with it).
-import type { CheckContext } from "../facts/context.ts";
 import { type Exchange } from "../target/exchange.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 /** Rows read from the head of the ledger and of the generation list. */
 const HEAD = 5;

@@ -6,10 +6,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { scopes as vocabulary, validatorAt } from "../../contract/index.ts";
 import { oauthFormRule } from "../judge/broken-rule.ts";
-import type { CheckContext } from "../facts/context.ts";
+import type { AnyFact } from "../facts/learnt.ts";
 import { bodyShown } from "./describe.ts";
 import { randomToken } from "./ids.ts";
 import { type Exchange, type RequestSpec } from "../target/exchange.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 export const redirectQueryValid = validatorAt("#/paths/~1oauth~1authorize/get/responses/303/x-redirect-query");
 const OAUTH_STATUS: Readonly<Record<string, number>> = { invalid_grant: 400, invalid_request: 400, invalid_client: 401, invalid_redirect_uri: 400, invalid_client_metadata: 400 };
@@ -99,14 +100,18 @@ export interface Tokens {
   label: string;
 }
 
+/** The facts a `Flow` and `scopedToken` read: a check that makes one uses them (`needs.uses`). */
+export const OAUTH_FACTS: readonly AnyFact[] = ["oauthServer", "oauthClient"];
+
 export class Flow {
   readonly issued: Tokens[] = [];
   readonly issuer: string;
   readonly resource: string;
 
   constructor(readonly c: CheckContext, readonly client: { clientId: string; redirectUri: string; registered: boolean }) {
-    this.issuer = c.shared.issuer ?? c.settings.baseUrl;
-    this.resource = c.shared.resource ?? `${c.settings.baseUrl}/v1`;
+    const server = c.known("oauthServer");
+    this.issuer = server?.issuer ?? c.settings.baseUrl;
+    this.resource = server?.resource ?? `${c.settings.baseUrl}/v1`;
   }
 
   token(fields: Record<string, string | undefined>, rule: string, extra: Partial<RequestSpec> = {}): Promise<Exchange> {
@@ -129,7 +134,7 @@ export class Flow {
   async exchange(a: Authorized & { code?: string }, rule: string, fields: Record<string, string | undefined> = {}): Promise<Tokens | undefined> {
     if (!a.code) return undefined;
     const ex = await this.token({ grant_type: "authorization_code", code: a.code, redirect_uri: this.client.redirectUri, code_verifier: a.verifier, ...fields }, rule);
-    return this.tokens(ex, rule, `grant ${++this.c.shared.oauthGrants}`);
+    return this.tokens(ex, rule, `grant ${this.c.next("oauth grant")}`);
   }
 
   tokens(ex: Exchange, rule: string, label: string): Tokens | undefined {
@@ -175,7 +180,7 @@ export class Flow {
  */
 export async function scopedToken(c: CheckContext, scope: string): Promise<{ token: string; label: string; revoke(): Promise<void> } | undefined> {
   const o = c.settings.options.oauth;
-  const client = o?.clientId && o.redirectUri ? { clientId: o.clientId, redirectUri: o.redirectUri, registered: false } : c.shared.oauthClient;
+  const client = o?.clientId && o.redirectUri ? { clientId: o.clientId, redirectUri: o.redirectUri, registered: false } : c.known("oauthClient");
   if (!o?.autoConsent || !c.settings.writes || !client) return undefined;
   const flow = new Flow(c, client);
   const t = await flow.exchange(await flow.code("OAUTH-10", {}, "OAUTH-10", scope), "OAUTH-12");

@@ -5,8 +5,8 @@
 // exactly the records that followed the first page before the creation. A server whose
 // cursor is an offset serves the first page's last record again; one whose cursor names
 // the list's state refuses it.
-import type { CheckContext } from "../facts/context.ts";
 import { errorCodeOf, type Exchange } from "../target/exchange.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 export interface PageProbe {
   /** The collection's path (`/v1/generations`). */

@@ -6,13 +6,14 @@
 import { deref, errorCodes, operations, type JsonObject, type Operation } from "../../contract/index.ts";
 import { isUnrouted } from "../judge/broken-rule.ts";
 import { BEFORE_A_HANDLER } from "../judge/answer-checks/index.ts";
-import { type CheckContext } from "../facts/context.ts";
 import { propertiesOf } from "./generate/schema.ts";
 import { ASSETS, GENERATIONS } from "./objects.ts";
 import { kindOf } from "./links.ts";
 import { concrete, fakeIds, randomToken } from "./ids.ts";
 import { errorCodeOf, type Exchange, type RequestSpec } from "../target/exchange.ts";
+import type { AnyFact } from "../facts/learnt.ts";
 import { onlyMatches } from "../judge/results.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 export const STREAM = "streamGenerationEvents";
 
@@ -38,12 +39,16 @@ export interface Held {
   output?: string;
 }
 
+/** The facts `held` reads: a check that calls it uses them (`needs.uses`). */
+export const HELD_FACTS: readonly AnyFact[] = ["ownGenerations", "uploads"];
+
 /** What this run holds of the account: its first generation, the file it uploaded, a result file's path. */
 export function held(c: CheckContext, extra: Held = {}): Held {
-  const done = c.shared.own.find((g) => Array.isArray(g.output_urls) && g.output_urls.length > 0);
+  const own = c.known("ownGenerations") ?? [];
+  const done = own.find((g) => Array.isArray(g.output_urls) && g.output_urls.length > 0);
   const output = done ? c.target.pathOf(String(done.output_urls[0])) : undefined;
-  const generation = c.shared.own.find((g) => typeof g.id === "string")?.id as string | undefined;
-  const asset = c.shared.uploads.find((u) => u.assetId)?.assetId;
+  const generation = own.find((g) => typeof g.id === "string")?.id as string | undefined;
+  const asset = c.known("uploads").find((u) => u.assetId)?.assetId;
   return { ...(generation ? { generation } : {}), ...(asset ? { asset } : {}), ...(output ? { output } : {}), ...extra };
 }
 

@@ -2,10 +2,10 @@
 // followed, the delete), so that a finding carries the steps that led to it with their
 // curl lines, and the seed that walks it again.
 import { matchOperation } from "../../contract/index.ts";
-import type { CheckContext } from "../facts/context.ts";
 import type { SequenceRun } from "../facts/generated.ts";
 import type { Answered } from "./links.ts";
 import { type Exchange, type RequestSpec } from "../target/exchange.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 export class Sequence {
   readonly steps: { step: string; ex: Exchange }[] = [];

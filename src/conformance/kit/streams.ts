@@ -1,6 +1,6 @@
 // What a client sees of an event stream whose credential is taken away.
-import type { CheckContext } from "../facts/context.ts";
 import { errorCodeOf } from "../target/exchange.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 /**
  * The stream opened with a credential that was then revoked (an access token, or an API

@@ -1,8 +1,8 @@
 // Upload tickets as a client uses them: a header of the ticket, the direct PUT to storage
 // with the ticket's headers (as they are, one left out, one replaced), the completion
 // through the proxy path, the newest library assets.
-import type { CheckContext } from "../facts/context.ts";
 import { type Exchange } from "../target/exchange.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 export type Ticket = Record<string, any>;
 

@@ -1,11 +1,11 @@
 // What every stateful sequence is given: the run, what the generator learnt, the seed,
 // the operations selected, and the report's list of sequences.
-import type { CheckContext } from "../facts/context.ts";
 import { operationSeed } from "./generate/cases.ts";
 import type { Known } from "./generate/plans.ts";
 import type { SequenceRun } from "../facts/generated.ts";
 import { Sequence } from "./sequence.ts";
 import { knownOf } from "./known.ts";
+import { type CheckContext } from "../facts/check.ts";
 
 export interface Walk {
   c: CheckContext;

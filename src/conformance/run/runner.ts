@@ -1,18 +1,24 @@
-// Runs the checks in order against one server and gathers the report.
-import { CheckContext, type Check } from "../facts/context.ts";
-import { Target } from "../target/target.ts";
-import { KeyRefused, NoAnswer, RunStop, ServerGone } from "../target/stops.ts";
-import { type ConformanceOptions } from "../facts/given.ts";
-import { secretsOf, resolve } from "./options.ts";
-import { Results, type RuleRow, onlyMatches } from "../judge/results.ts";
+// Runs the checks of a run in the order their declarations give (plan.ts) against one
+// server, skipping, with the reason, those whose flags or needed facts are missing, and
+// gathers the report.
+import { CHECKS } from "../checks/index.ts";
+import type { Check } from "../facts/check.ts";
 import type { GeneratedReport } from "../facts/generated.ts";
-import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
+import type { ConformanceOptions } from "../facts/given.ts";
+import { FACTS, isGathered } from "../facts/learnt.ts";
+import { FactStore } from "../facts/store.ts";
+import { AnswerJudge } from "../judge/answer-checks/index.ts";
+import { PrismFindings, type PrismFinding } from "../judge/prism.ts";
+import { Results, type RuleRow } from "../judge/results.ts";
 import type { MaskedExchange } from "../target/record.ts";
 import { Masker } from "../target/secrets.ts";
-import { AnswerJudge } from "../judge/answer-checks/index.ts";
-import { CHECKS } from "../checks/index.ts";
-import { PrismFindings, type PrismFinding } from "../judge/prism.ts";
 import { sinks } from "../target/sink.ts";
+import { KeyRefused, NoAnswer, RunStop, ServerGone } from "../target/stops.ts";
+import { Target } from "../target/target.ts";
+import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
+import { resolve, secretsOf } from "./options.ts";
+import { planRun } from "./plan.ts";
+import { CheckContext } from "../facts/check.ts";
 
 export interface Report {
   target: string;
@@ -58,11 +64,6 @@ export interface Report {
 export interface RunExtras {
   /** Set by the CLI when requests go through `prism proxy`. */
   prism?: boolean;
-}
-
-function selected(check: Check, only: string[] | undefined): boolean {
-  if (!only || only.length === 0) return true;
-  return check.rules.some((id) => onlyMatches(id, only));
 }
 
 /**
@@ -115,35 +116,45 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
     log: options.log,
     progress: options.advance ? undefined : options.progress,
   });
-  const ctx = new CheckContext(r, target, results, judge.seen);
+  const facts = new FactStore();
+  const ctx = new CheckContext(r, target, results, judge.seen, facts);
   const started = Date.now();
   const errors: Report["errors"] = [];
   let stopped: string | undefined;
   const generatedOnly: string[] = [];
+  /** The facts a check provides and did not settle are missing, for `why`. */
+  const settle = (check: Check, why: string) => {
+    for (const f of check.provides ?? []) if (!isGathered(f) && !facts.settled(f)) facts.missing(f, why);
+  };
 
   try {
-    for (const check of CHECKS) {
-      if (!selected(check, options.only) && check.name !== "who the key is") continue;
+    for (const check of planRun(CHECKS, options.only)) {
       if (stopped) {
         ctx.skip(check.rules, stopped);
+        settle(check, stopped);
         continue;
       }
       const needs = check.needs ?? {};
       if (needs.generate && !r.generate) {
         generatedOnly.push(...check.rules);
+        settle(check, "it needs generated inputs (--generate)");
         continue;
       }
+      const missing = (needs.facts ?? []).find((f) => facts.value(f) === undefined);
       const why =
         r.staticMock && needs.stateful !== false ? "the target is a static mock (--static-mock): this needs a server that keeps state"
         : needs.spend && !r.spend ? "needs --allow-spend (it submits generations that cost credits)"
         : needs.writes && !r.writes ? "needs --allow-writes (it changes state on the account)"
         : needs.other && !options.otherApiKey ? "needs a second account's key (--other-api-key)"
+        : missing ? `needs ${FACTS[missing]}: ${facts.why(missing)}`
         : undefined;
       if (why) {
         ctx.skip(check.rules, why);
+        settle(check, `"${check.name}" did not run: ${why}`);
         continue;
       }
       options.log?.(`${check.name}`);
+      ctx.running(check);
       try {
         await check.run(ctx);
       } catch (error) {
@@ -163,6 +174,9 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
           errors.push({ check: check.name, message });
           ctx.fail(check.rules[0]!, `the check "${check.name}" could not complete: ${message}`);
         }
+      } finally {
+        ctx.running(undefined);
+        settle(check, stopped ?? `"${check.name}" did not learn it`);
       }
     }
   } finally {
@@ -186,7 +200,7 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
       spend: r.spend,
       staticMock: r.staticMock,
       prism: Boolean(extras.prism),
-      otherAccount: ctx.shared.otherIsOtherAccount,
+      otherAccount: facts.value("secondAccount") !== undefined,
       roles: Object.keys(options.keys ?? {}).filter((k) => options.keys?.[k as keyof typeof options.keys]),
       scopedKeys: options.scopedKeys?.length ?? 0,
       session: options.session ? (options.session.origin ? "given" : "given without an Origin") : "not given",
@@ -206,7 +220,7 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
     errors,
     coverage: { rules: ruleCoverage(rows, options.minCoverage), statuses: statusCoverage(judge.seen.statuses) },
     exchanges: results.exchanges,
-    ...(ctx.shared.generated ? { generated: ctx.shared.generated } : {}),
+    ...(facts.value("generated") ? { generated: facts.value("generated") } : {}),
   };
 }
 

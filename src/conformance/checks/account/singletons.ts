@@ -1,6 +1,6 @@
 // Singleton reads answer what is there (never 404): the live subscription, the folder list
 // (all at once, never paged).
-import type { Check } from "../../facts/context.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const singletons: Check = {
   name: "singleton reads and the folder list",

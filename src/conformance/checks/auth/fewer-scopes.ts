@@ -10,13 +10,14 @@
 // body and ids nobody has.
 import { operations, type Operation } from "../../../contract/index.ts";
 import { isUnrouted } from "../../judge/broken-rule.ts";
-import { scopedToken } from "../../kit/oauth.ts";
+import { OAUTH_FACTS, scopedToken } from "../../kit/oauth.ts";
+import { KNOWN_FACTS } from "../../kit/known.ts";
 import { scopedKeys, whoHolds, type Scoped } from "../../kit/credentials.ts";
-import { harmless, held, sendTo, sessionOnlyOperations } from "../../kit/routes.ts";
+import { harmless, held, HELD_FACTS, sendTo, sessionOnlyOperations } from "../../kit/routes.ts";
 import type { Sequence } from "../../kit/sequence.ts";
 import { replayOf, selected, sequence, type Walk, propertyWalk } from "../../kit/walk.ts";
-import type { Check } from "../../facts/context.ts";
 import { errorCodeOf, operationLabel, type Exchange } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const SCOPE_RULES = ["AUTH-6", "W-11"];
 /** The one scope of the access token the sweep asks for (a route of any other scope must refuse it). */
@@ -86,5 +87,6 @@ function judgeScope(route: Sequence, ex: Exchange, op: Operation, cred: Scoped):
 export const fewerScopesEveryRoute: Check = {
   name: "fewer scopes on every route that needs one",
   rules: SCOPE_RULES,
+  needs: { uses: [...KNOWN_FACTS, ...HELD_FACTS, ...OAUTH_FACTS] },
   run: (c) => scopeSweep(propertyWalk(c, SCOPE_RULES)),
 };

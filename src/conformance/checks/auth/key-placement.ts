@@ -1,7 +1,7 @@
 // Where a key is accepted: the Authorization header only (never the query), and no
 // cross-origin preflight opens it to other sites.
-import type { Check } from "../../facts/context.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const keyPlacement: Check = {
   name: "where a key is accepted",

@@ -7,12 +7,12 @@
 // tokens). Every 401 carries `WWW-Authenticate` with `resource_metadata`, and for an
 // unusable token `error="invalid_token"`. No credential is the `routes` check's rung (every
 // route already); a scope missing is the scope sweep's (`fewer scopes`).
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { KEY_ROLES, type KeyRole } from "../../facts/given.ts";
 import { absent, harmless, sendTo, v1Operations } from "../../kit/routes.ts";
 import { checkChallenge } from "../../kit/challenge.ts";
 import { unknownKeyLike } from "../../kit/ids.ts";
 import { operationLabel } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 /** A credential that reaches one rung, and the refusal it must get. */
 interface Rung {

@@ -3,8 +3,8 @@
 // refused a submit by the scope rung.
 import { checkChallenge } from "../../kit/challenge.ts";
 import { randomToken, unknownKeyLike } from "../../kit/ids.ts";
-import type { Check } from "../../facts/context.ts";
 import { KEY_ROLES, type KeyRole } from "../../facts/given.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const ladder: Check = {
   name: "the refusal ladder",

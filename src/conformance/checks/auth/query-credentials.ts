@@ -3,9 +3,9 @@
 // `access_token` (RFC 6750's query parameter), and the OAuth token given with
 // --oauth-token as `access_token`, each without an Authorization header, is no credential
 // at all: 401 `unauthorized`. The requests change nothing even if served.
-import type { Check } from "../../facts/context.ts";
 import { absent, harmless, sendTo, v1Operations } from "../../kit/routes.ts";
 import { operationLabel } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const queryCredentials: Check = {
   name: "a credential in the query on every route",

@@ -6,10 +6,10 @@
 // served, they would change the subscription). Such a request is refused as the route refuses it, or is no route at all
 // (404); never served. The requests change nothing even if served (see every-route.ts).
 import type { Operation } from "../../../contract/index.ts";
-import type { Check, CheckContext } from "../../facts/context.ts";
 import { scopedKeys } from "../../kit/credentials.ts";
-import { harmless, held, selects, sendTo, served, sessionOnlyOperations, v1Operations } from "../../kit/routes.ts";
+import { harmless, held, HELD_FACTS, selects, sendTo, served, sessionOnlyOperations, v1Operations } from "../../kit/routes.ts";
 import { operationLabel, type RequestSpec, said } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const TRAILING_SLASH = "a trailing slash";
 
@@ -76,6 +76,7 @@ async function tryEvery(c: CheckContext, op: Operation, asker: Asker, only?: str
 export const pathSpellings: Check = {
   name: "spellings of every route's path",
   rules: ["AUTH-7", "AUTH-6", "W-11"],
+  needs: { uses: HELD_FACTS },
   async run(c) {
     for (const op of v1Operations()) await tryEvery(c, op, { rule: "AUTH-7", what: "without a credential", refusal: "401 unauthorized", spec: { key: null } });
 

@@ -3,8 +3,8 @@
 // ledger's meaning where the run spent credits: a debit row (negative `amount_cc`) linked
 // to a generation this run created. The ledger's shape and paging (newest first, no
 // overlap, no loss) are checked with the other collections (paging.ts).
-import type { Check, CheckContext } from "../../facts/context.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const RULES = ["BILL-1", "BILL-2", "BILL-3", "W-7"];
 
@@ -19,8 +19,9 @@ export function subscriptionForm(body: unknown): "record" | "wrapped record" | "
 export const billing: Check = {
   name: "billing: the subscription read and the ledger",
   rules: RULES,
+  needs: { uses: ["secondAccount", "balanceBeforeSpend", "created"] },
   async run(c) {
-    const keys: [string, string | undefined][] = [["main", c.apiKey], ["other", c.shared.otherIsOtherAccount ? c.otherKey : undefined], ["free", c.role("free")]];
+    const keys: [string, string | undefined][] = [["main", c.apiKey], ["other", c.known("secondAccount")?.key], ["free", c.role("free")]];
     const forms: string[] = [];
     for (const [label, key] of keys) {
       if (!key) continue;
@@ -38,8 +39,8 @@ export const billing: Check = {
 };
 
 async function ledger(c: CheckContext): Promise<void> {
-  const before = c.shared.balanceBeforeSpend;
-  const created = c.shared.created.map((g) => String(g.id));
+  const before = c.known("balanceBeforeSpend");
+  const created = c.known("created").map((g) => String(g.id));
   if (before === undefined || created.length === 0) {
     c.skip(["BILL-1"], "a debit row for a charged generation not looked for: this run created none (--allow-spend)");
     return;

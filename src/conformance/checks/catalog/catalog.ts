@@ -1,8 +1,8 @@
 // The model catalog (weak ETag, 304, `type` narrows) and knowledge articles (capped, not
 // paged, editorial order, `not_found`).
 import { randomToken } from "../../kit/ids.ts";
-import type { Check } from "../../facts/context.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const models: Check = {
   name: "model catalog",

@@ -4,8 +4,8 @@ import { operations } from "../../../contract/index.ts";
 import { notRouted } from "../../judge/broken-rule.ts";
 import { checkChallenge } from "../../kit/challenge.ts";
 import { concrete } from "../../kit/ids.ts";
-import type { Check } from "../../facts/context.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const routes: Check = {
   name: "every route of the summary table",

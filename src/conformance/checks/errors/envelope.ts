@@ -2,8 +2,8 @@
 // request (and, over the run, whether the server translates at all), a body that is not
 // JSON refused cleanly, an unknown route answered `not_found`.
 import { randomToken } from "../../kit/ids.ts";
-import type { Check } from "../../facts/context.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const envelope: Check = {
   name: "the envelope and the request id",
@@ -51,6 +51,7 @@ export const envelope: Check = {
 export const localisation: Check = {
   name: "Russian wording over the run",
   rules: ["ENV-3"],
+  when: "over the run",
   async run(c) {
     const asked = c.seen.localisation;
     if (asked.length === 0) {

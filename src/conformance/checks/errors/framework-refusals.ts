@@ -9,13 +9,13 @@
 // - A body that is not JSON, on every route that takes a JSON body (a key of the route's
 //   scope): refused, never served (W-3), never a crash.
 import { deref, errorCodes, matchOperation, operations, type JsonObject, type Operation } from "../../../contract/index.ts";
-import { type Check } from "../../facts/context.ts";
 import { planFor } from "../../kit/generate/plans.ts";
 import { keyFor } from "../../kit/credentials.ts";
 import { harmless, sessionOnlyOperations } from "../../kit/routes.ts";
 import { randomToken } from "../../kit/ids.ts";
-import { knownOf } from "../../kit/known.ts";
+import { knownOf, KNOWN_FACTS } from "../../kit/known.ts";
 import { errorCodeOf, operationLabel, said } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 const METHODS = ["GET", "PUT", "PATCH", "DELETE", "POST"] as const;
 
@@ -39,6 +39,7 @@ function declared5xx(status: number, code: string | undefined): boolean {
 export const frameworkRefusals: Check = {
   name: "refusals a framework answers, on every route",
   rules: ["EP-1", "W-5", "ENV-6", "W-3"],
+  needs: { uses: KNOWN_FACTS },
   async run(c) {
     // A method the path does not take.
     for (const [template, ops] of paths()) {

@@ -2,10 +2,10 @@
 // unknown Last-Event-ID gets `reset` first (and its fresh id resumes), the per-key
 // stream limit, and the heartbeat. Numbers come from the contract (streamLimits()).
 import { streamLimits } from "../../../contract/index.ts";
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import type { EventStream } from "../../target/stream.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const FIRST_FRAME_MS = 5_000;
 const QUIET_MS = 750;
@@ -15,13 +15,14 @@ const HEARTBEAT_SLACK_S = 3;
 export const streamBasics: Check = {
   name: "event stream: opening, types, reset, resume of a fresh id",
   rules: ["EVT-3", "EVT-10", "EVT-6", "EVT-2"],
+  needs: { uses: ["models"] },
   async run(c) {
     const { stream, exchange } = await c.target.openStream({ rule: "EVT-3" }, {});
     if (c.unavailable(exchange, ["EVT-3", "EVT-10", "EVT-6", "EVT-2"])) return;
     c.expect(stream !== undefined, "EVT-3", `GET /v1/events answered ${exchange.status} ${errorCodeOf(exchange.json) ?? ""}, not a 200 text/event-stream`, exchange);
     stream?.close();
 
-    const known = c.shared.models.find((m) => typeof m.type === "string")?.type ?? "video";
+    const known = (c.known("models") ?? []).find((m) => typeof m.type === "string")?.type ?? "video";
     const typed = await c.target.openStream({ rule: "EVT-10", query: `?types=${encodeURIComponent(known)}` }, {});
     c.expect(typed.stream !== undefined, "EVT-10", `types=${known} answered ${typed.exchange.status}`, typed.exchange);
     typed.stream?.close();

@@ -2,19 +2,21 @@
 // ids that read back, result files only for their owner, and another account's
 // objects answering exactly like objects that do not exist.
 import { bound } from "../../../contract/index.ts";
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { randomToken, fakeIds } from "../../kit/ids.ts";
 import { sameShape, likeMissing } from "../../kit/answers.ts";
 import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 export const BATCH_MAX = bound("GenerationStatusRequest", "ids", "maxItems");
 
 export const batch: Check = {
   name: "batch status read",
   rules: ["BATCH-1", "GEN-1", "W-8"],
+  needs: { uses: ["ownGenerations", "secondAccount"] },
   async run(c) {
-    const own = c.shared.own.slice(0, BATCH_MAX).map((r) => String(r.id));
-    const foreign = c.shared.otherIsOtherAccount ? c.shared.other.slice(0, 1).map((r) => String(r.id)) : [];
+    const ownRecords = c.known("ownGenerations") ?? [];
+    const own = ownRecords.slice(0, BATCH_MAX).map((r) => String(r.id));
+    const foreign = (c.known("secondAccount")?.generations ?? []).slice(0, 1).map((r) => String(r.id));
     const ids = [...own, ...foreign];
     ids.push(...fakeIds(BATCH_MAX - ids.length));
     const full = await c.post("/v1/generations/status", { ids: ids.slice(0, BATCH_MAX) }, "BATCH-1");
@@ -33,7 +35,7 @@ export const batch: Check = {
         c.expect(!returned.includes(foreign[0]!), "W-8", `the batch read returned another account's generation ${foreign[0]}`, full);
       } else c.skip(["W-8"], "no generation of a second account to probe (--other-api-key with at least one generation)");
       for (const rec of got) {
-        const listed = c.shared.own.find((r) => String(r.id) === String(rec.id));
+        const listed = ownRecords.find((r) => String(r.id) === String(rec.id));
         if (listed) sameShape(c, listed, rec, "in the list and in the batch read", full);
       }
     }
@@ -50,8 +52,10 @@ export const batch: Check = {
 export const readGenerations: Check = {
   name: "reading generations and their result files",
   rules: ["GEN-1", "GEN-2", "GEN-5", "GEN-7", "GEN-9", "ERR-1"],
+  needs: { uses: ["ownGenerations", "secondAccount"] },
   async run(c) {
-    const own = c.shared.own;
+    const own = c.known("ownGenerations") ?? [];
+    const second = c.known("secondAccount");
     if (own.length === 0) c.skip(["GEN-1", "GEN-2", "GEN-5", "GEN-7", "ERR-1"], "the account holds no generation to read (and --allow-spend was not given to create one)");
     for (const rec of own.slice(0, 3)) {
       const ex = await c.get(`/v1/generations/${encodeURIComponent(String(rec.id))}`, "GEN-2");
@@ -69,7 +73,7 @@ export const readGenerations: Check = {
     const missingId = fakeIds(1)[0]!;
     const missing = await c.get(`/v1/generations/${missingId}`, "GEN-9");
     c.refusal(missing, "not_found", "GEN-9", "an id that does not exist");
-    const foreign = c.shared.otherIsOtherAccount ? c.shared.other[0] : undefined;
+    const foreign = second?.generations[0];
     if (foreign) {
       const ex = await c.get(`/v1/generations/${encodeURIComponent(String(foreign.id))}`, "GEN-9");
       likeMissing(c, "GEN-9", ex, missing, [String(foreign.id), missingId], `GET /v1/generations/{id}`);
@@ -90,8 +94,8 @@ export const readGenerations: Check = {
     const anon = await c.get(path!, "GEN-5", { key: null });
     c.target.deliberate(anon);
     c.expect(anon.status === 401, "GEN-5", `${link} without Authorization answered ${anon.status}, not 401`, anon);
-    if (c.otherKey && c.shared.otherIsOtherAccount) {
-      const stranger = await c.get(path!, "GEN-5", { key: c.otherKey, headersOnly: true });
+    if (second) {
+      const stranger = await c.get(path!, "GEN-5", { key: second.key, headersOnly: true });
       c.expect(stranger.status === 404 && errorCodeOf(stranger.json) === "not_found", "GEN-5", `another account's key downloading ${link} answered ${stranger.status} ${errorCodeOf(stranger.json) ?? ""}, not 404 not_found`, stranger);
     } else c.skip(["GEN-5"], "another account's download not tried (no --other-api-key)");
   },

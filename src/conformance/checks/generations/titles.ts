@@ -3,18 +3,18 @@
 // not shown, so the suite sends an empty JSON object, which names no field it would have
 // to invent; where the server takes it (2xx), the balance and the ledger are as they were.
 // The objects are the run's own: a generation it submitted, the file it uploaded.
-import type { Check } from "../../facts/context.ts";
 import { moneyOf, sameMoney } from "../../kit/money.ts";
 import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const titleChanges: Check = {
   name: "across calls: the title changes move no money",
   rules: ["GEN-10"],
-  needs: { writes: true },
+  needs: { writes: true, uses: ["created", "uploads"] },
   async run(c) {
     // The first generation the spending checks made (a moderation report revokes the second).
-    const generation = c.shared.created[0]?.id;
-    const asset = c.shared.uploads.find((u) => u.assetId)?.assetId;
+    const generation = c.known("created")[0]?.id;
+    const asset = c.known("uploads").find((u) => u.assetId)?.assetId;
     const paths = [...(generation ? [`/v1/generations/${encodeURIComponent(String(generation))}`] : []), ...(asset ? [`/v1/library/assets/${encodeURIComponent(asset)}`] : [])];
     if (paths.length === 0) {
       c.skip(["GEN-10"], "no generation or file of the run's own to change the title of (--allow-spend, --allow-writes)");

@@ -7,12 +7,12 @@
 // item `{ field, reason: "duplicate" }` is the seed's reason for it, another refusal is
 // noted. The two header lines go through node:http (fetch joins them into one).
 import { operationById, singularQueryParameters, type Json } from "../../../contract/index.ts";
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { fieldOfParam, queryText } from "../../kit/generate/cases.ts";
 import { planFor, ruleOf, type Known, type Plan } from "../../kit/generate/plans.ts";
 import { edgeValues, fieldFaults } from "../../kit/generate/schema.ts";
 import { unknownKeyLike } from "../../kit/ids.ts";
 import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 /** The paged collections: a cursor is known only from a first page. */
 const PAGED: Record<string, string> = { listGenerations: "/v1/generations", listLibraryAssets: "/v1/library/assets", listCreditTransactions: "/v1/billing/transactions" };
@@ -63,13 +63,14 @@ function query(name: string, [a, b]: [string, string]): string {
 export const ambiguous: Check = {
   name: "ambiguous requests: a parameter or Authorization given twice",
   rules: RULES,
+  needs: { uses: ["models", "secondAccount"] },
   async run(c) {
     const cursors: Record<string, string[]> = {};
     for (const [op, path] of Object.entries(PAGED)) {
       const first = await c.get(`${path}?limit=1`, "PAGE-2");
       cursors[op] = typeof first.json?.next_cursor === "string" ? [first.json.next_cursor] : [];
     }
-    const known: Known = { models: c.shared.models, ownIds: [], createdIds: [], uploadRefs: [], assetIds: [], slugs: [], outputPaths: [], cursors };
+    const known: Known = { models: c.known("models") ?? [], ownIds: [], createdIds: [], uploadRefs: [], assetIds: [], slugs: [], outputPaths: [], cursors };
     for (const op of ["listModels", "searchKnowledge", ...Object.keys(PAGED)]) {
       const plan = planFor(op, known);
       if ("skipped" in plan) continue;
@@ -91,7 +92,7 @@ export const ambiguous: Check = {
 
 /** `types` of the event stream given twice: the stream must not open. */
 async function streamTypes(c: CheckContext): Promise<void> {
-  const [a, b] = [...new Set(c.shared.models.map((m) => String(m.type)))];
+  const [a, b] = [...new Set((c.known("models") ?? []).map((m) => String(m.type)))];
   if (!a || !b || !singularQueryParameters(operationById("streamGenerationEvents")).includes("types")) {
     c.skip([STREAM_TYPES_RULE], "types given twice not tried (the catalog has fewer than two types)");
     return;
@@ -109,7 +110,8 @@ async function twoCredentials(c: CheckContext): Promise<void> {
     [main, unknown, "the main key, then an unknown key"],
     [unknown, main, "an unknown key, then the main key"],
   ];
-  if (c.otherKey && c.shared.otherIsOtherAccount) pairs.push([main, `Bearer ${c.otherKey}`, "the main key, then the second account's key"]);
+  const second = c.known("secondAccount");
+  if (second) pairs.push([main, `Bearer ${second.key}`, "the main key, then the second account's key"]);
   for (const [first, second, what] of pairs) {
     const ex = await c.request({ method: "GET", path: AUTH_PATH, key: null, label: "two credentials", lines: [["authorization", first], ["authorization", second]], rule: "AUTH-1", direct: true });
     c.target.deliberate(ex);

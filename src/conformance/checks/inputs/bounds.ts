@@ -12,15 +12,15 @@
 // (../generate/), one request each.
 import fc from "fast-check";
 import { operations, type Json } from "../../../contract/index.ts";
-import type { Check, CheckContext } from "../../facts/context.ts";
 import { baseCase, bodyFault, fieldOfParam, queryFault, queryText, specialExpectation, type Case, type Context } from "../../kit/generate/cases.ts";
 import { generatedRules, planFor, ruleOf, variantValues, type Known, type Plan, type Variant } from "../../kit/generate/plans.ts";
 import { judge, send } from "./send-cases.ts";
 import { fieldFaults, fieldsOf, minimalValue, placed, stringOfLength, view, type Field, type RealValues } from "../../kit/generate/schema.ts";
 import { keyFor } from "../../kit/credentials.ts";
 import { selects } from "../../kit/routes.ts";
-import { knownOf } from "../../kit/known.ts";
+import { knownOf, KNOWN_FACTS } from "../../kit/known.ts";
 import { errorCodeOf, operationLabel } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 /** The faults that put a value one past a bound. */
 const PAST_A_BOUND: ReadonlySet<string> = new Set(["above_maximum", "below_minimum", "too_long", "too_short", "too_many_items", "too_few_items"]);
@@ -151,6 +151,7 @@ async function defaults(c: CheckContext, plan: Plan, path: string, as: { key: st
 export const boundsEveryInput: Check = {
   name: "the bounds of every input",
   rules: generatedRules(),
+  needs: { uses: KNOWN_FACTS },
   async run(c) {
     // Reports only on the run's first generation: the reports check revokes its second.
     const known = { ...knownOf(c), createdIds: knownOf(c).createdIds.slice(0, 1) };

@@ -1,18 +1,18 @@
 // Generated inputs (`--generate[=N]`, `--seed`): for each operation of the contract, N
-// requests built from its schemas (see ../generate/), judged by this API's rules, each
+// requests built from its schemas (kit/generate/), judged by this API's rules, each
 // finding shrunk and charged to its seed rule. It learns first what the schemas cannot
 // know: the catalog's models, ids of objects the account has, cursors, a folder of its own.
 import { operations } from "../../../contract/index.ts";
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { casesFor, operationSeed } from "../../kit/generate/cases.ts";
 import { generatedRules, planFor, type Known, type Plan } from "../../kit/generate/plans.ts";
 import type { GeneratedReport } from "../../facts/generated.ts";
 import { runCases } from "./send-cases.ts";
 import { STATEFUL_RULES, walk } from "./walk.ts";
 import { randomToken } from "../../kit/ids.ts";
-import { knownOf } from "../../kit/known.ts";
+import { knownOf, KNOWN_FACTS } from "../../kit/known.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
 import { onlyMatches } from "../../judge/results.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 
 const PAGED = ["listGenerations", "listCreditTransactions", "listLibraryAssets"] as const;
@@ -20,16 +20,14 @@ const PAGED_PATH: Record<(typeof PAGED)[number], string> = { listGenerations: "/
 
 /** What the schemas cannot know, from earlier checks and a few reads. */
 async function learn(c: CheckContext): Promise<Known> {
-  const s = c.shared;
-  if (s.models.length === 0) {
-    const list = await c.get("/v1/models", "CAT-4");
-    if (list.status === 200 && Array.isArray(list.json?.data)) s.models = list.json.data;
-  }
-  if (s.own.length === 0) {
-    const list = await c.get("/v1/generations?limit=100", "GEN-1");
-    if (list.status === 200 && Array.isArray(list.json?.data)) s.own = list.json.data;
-  }
-  const known = knownOf(c);
+  const read = async (path: string, rule: string) => {
+    const list = await c.get(path, rule);
+    return list.status === 200 && Array.isArray(list.json?.data) ? (list.json.data as Record<string, any>[]) : undefined;
+  };
+  // What earlier checks did not learn is read again here (an empty catalog or list too).
+  const models = c.known("models")?.length ? undefined : await read("/v1/models", "CAT-4");
+  const own = c.known("ownGenerations")?.length ? undefined : await read("/v1/generations?limit=100", "GEN-1");
+  const known = knownOf(c, { ...(models ? { models } : {}), ...(own ? { own } : {}) });
   const knowledge = await c.get("/v1/knowledge?limit=100", "CAT-5");
   known.slugs = Array.isArray(knowledge.json?.data) ? knowledge.json.data.map((a: any) => a.slug).filter((x: unknown): x is string => typeof x === "string") : [];
   for (const op of PAGED) {
@@ -83,11 +81,16 @@ function planRules(plan: Plan): string[] {
 export const generated: Check = {
   name: "generated inputs",
   rules: [...new Set([...generatedRules(), ...STATEFUL_RULES])],
-  needs: { generate: true },
+  needs: { generate: true, uses: [...KNOWN_FACTS, "priced"] },
+  provides: ["generated"],
+  // Its inputs work on the run's objects as any client's might (a generated moderation
+  // report revokes a generation, a move moves the run's file): after the checks that rely on them.
+  alters: ["created", "uploads"],
+  when: "last",
   async run(c) {
     const g = c.settings.generate!;
     const report: GeneratedReport = { seed: g.seed, perOperation: g.perOperation, operations: [], skipped: [], sequences: [] };
-    c.shared.generated = report;
+    c.learn("generated", report);
     const known = await learn(c);
     const only = c.settings.options.only;
     try {

@@ -81,7 +81,8 @@ async function generation(seq: Sequence, w: Walk, opened: { stream?: EventStream
   const stream = opened.stream;
   const seed = seedOf(w, "generation");
   // The cheapest body the server priced first (the walk spends as little as it can), then generated valid bodies.
-  const candidates = [...(c.shared.priced[0] ? [c.shared.priced[0].body] : []), ...validBodies("submitGeneration", w.known, seed, 4)].slice(0, 6);
+  const cheapest = c.known("priced")?.[0];
+  const candidates = [...(cheapest ? [cheapest.body] : []), ...validBodies("submitGeneration", w.known, seed, 4)].slice(0, 6);
   let created: Exchange | undefined;
   for (const [i, body] of candidates.entries()) {
     const ex = await c.request({ method: "POST", path: "/v1/generations", json: body, headers: { "idempotency-key": `conformance-walk-${w.seed}-${i}-${randomToken()}` }, rule: "SUB-1" });
@@ -222,7 +223,7 @@ async function assetLinks(seq: Sequence, w: Walk): Promise<void> {
   const page = await seq.send("listLibraryAssets", { method: "GET", path: "/v1/library/assets?limit=100", rule: "LIB-1" });
   const data: any[] = Array.isArray(page.json?.data) ? page.json.data : [];
   // The run's own upload (it may be moved), else the newest asset (only read).
-  const mine = c.shared.uploads.map((u) => u.assetId).filter((x): x is string => Boolean(x));
+  const mine = c.known("uploads").map((u) => u.assetId).filter((x): x is string => Boolean(x));
   let item = data.findIndex((a) => mine.includes(String(a?.id)));
   const own = item >= 0;
   if (!own) item = data.length > 0 ? 0 : -1;

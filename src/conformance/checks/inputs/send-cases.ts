@@ -4,13 +4,13 @@
 // server), and charges it to its seed rule with the case, the seed to replay it, and the
 // smallest request's curl line (through the exchange it cites).
 import { errorCodes, type Json } from "../../../contract/index.ts";
-import type { CheckContext } from "../../facts/context.ts";
 import type { OperationRun } from "../../facts/generated.ts";
 import { AnswerTooLarge, NoAnswer } from "../../target/stops.ts";
 import { caseKey, rawBody, sizeOf, type Case } from "../../kit/generate/cases.ts";
 import { ruleOf, SCHEMA_REASONS, type Plan } from "../../kit/generate/plans.ts";
 import { placed, schemaAt, states, type Path } from "../../kit/generate/schema.ts";
 import { errorCodeOf, operationLabel, said, type Exchange } from "../../target/exchange.ts";
+import { type CheckContext } from "../../facts/check.ts";
 
 /** A departure of one answer from what the generated input must get. */
 export interface Finding {

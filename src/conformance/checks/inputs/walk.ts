@@ -2,12 +2,12 @@
 // objects' lives along the contract's links. Another account's ids on every route that
 // takes one, and credentials with fewer scopes on every route that needs a scope, are
 // properties of every run (../properties/sweeps.ts), not steps of this walk.
-import type { CheckContext } from "../../facts/context.ts";
 import type { Known } from "../../kit/generate/plans.ts";
 import type { SequenceRun } from "../../facts/generated.ts";
 import { FOLDER_RULES, folderLife, GENERATION_RULES, generationLife, READ_RULES, readLinks } from "./lifecycles.ts";
 import type { Walk } from "../../kit/walk.ts";
 import { onlyMatches } from "../../judge/results.ts";
+import { type CheckContext } from "../../facts/check.ts";
 
 /** Every rule a stateful finding may be charged to. */
 export const STATEFUL_RULES: readonly string[] = [...new Set([...READ_RULES, ...GENERATION_RULES, ...FOLDER_RULES])];

@@ -3,11 +3,11 @@
 // out of a folder, another account's ids answering exactly like missing ones, and no
 // credit moved. The suite works on folders of its own (uniquely named) and deletes them;
 // the file it moves is the one the uploads check wrote.
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { moneyOf, sameMoney } from "../../kit/money.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { likeMissing } from "../../kit/answers.ts";
 import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const RULES = ["LIB-3", "LIB-4", "LIB-5", "LIB-6", "LIB-7", "LIB-2", "PAGE-6"];
 
@@ -35,7 +35,10 @@ function path(id: string): string {
 export const library: Check = {
   name: "library: folders, moves, another account's ids",
   rules: RULES,
-  needs: { writes: true },
+  needs: { writes: true, uses: ["uploads", "secondAccount"] },
+  provides: ["gone"],
+  // It moves the run's file into folders it deletes (a server that deletes the contents with a folder takes the file).
+  alters: ["uploads"],
   async run(c) {
     const first = await listFolders(c, "PAGE-6");
     if (c.unavailable(first.ex, RULES)) return;
@@ -80,7 +83,7 @@ export const library: Check = {
         }
       }
 
-      const item = c.shared.uploads.find((u) => u.assetId)?.assetId;
+      const item = c.known("uploads").find((u) => u.assetId)?.assetId;
       if (!item) c.skip(["LIB-5", "LIB-6"], "no uploaded asset of this run to move (the uploads check wrote none)");
       else await items(c, item, String(a.id), String(b.id), created);
 
@@ -90,7 +93,7 @@ export const library: Check = {
         const ex = await c.request({ method: "DELETE", path: path(id), rule: "LIB-5" });
         // Already gone (another account's refused delete that was not refused): LIB-7 says so.
         if (ex.status !== 404) c.expect(ok(ex), "LIB-5", `deleting the suite's folder ${id} answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex);
-        if (ok(ex) && !c.shared.gone.some((g) => g.kind === "library/folders")) c.shared.gone.push({ kind: "library/folders", id, rule: "LIB-5", why: "its delete" });
+        if (ok(ex) && !c.known("gone").some((g) => g.kind === "library/folders")) c.add("gone", { kind: "library/folders", id, rule: "LIB-5", why: "its delete" });
       }
       if (created.length > 0) {
         const { list, ex } = await listFolders(c, "LIB-5");
@@ -150,7 +153,7 @@ async function items(c: CheckContext, item: string, folderA: string, folderB: st
   if (!c.expect(ok(del), "LIB-5", `deleting a folder answered ${del.status} ${errorCodeOf(del.json) ?? ""}`, del)) return;
   created.splice(created.indexOf(folderA), 1);
   // Every route that takes the folder's id, after the checks below (the move with this asset, so that only the folder's absence can refuse it).
-  c.shared.gone.push({ kind: "library/folders", id: folderA, rule: "LIB-5", why: "its delete", bodies: { moveLibraryItems: { item_ids: [item], folder_id: folderA } } });
+  c.add("gone", { kind: "library/folders", id: folderA, rule: "LIB-5", why: "its delete", bodies: { moveLibraryItems: { item_ids: [item], folder_id: folderA } } });
   const { list, ex: read } = await listFolders(c, "LIB-5");
   c.expect(list !== undefined && !list.some((f) => f.id === folderA) && list.some((f) => f.id === folderB), "LIB-5", "after deleting one folder the list does not show exactly the other one of the suite's two", read);
   const { asset, ex } = await findAsset(c, item, "LIB-5");
@@ -163,7 +166,7 @@ async function items(c: CheckContext, item: string, folderA: string, folderB: st
 
 /** Another account's folder and asset ids answer exactly like missing ones, and change nothing. */
 async function foreign(c: CheckContext, folder: string, item: string | undefined): Promise<void> {
-  const other = c.shared.otherIsOtherAccount ? c.otherKey : undefined;
+  const other = c.known("secondAccount")?.key;
   if (!other) {
     c.skip(["LIB-7"], "another account's ids not tried (no --other-api-key)");
     return;

@@ -5,11 +5,11 @@
 // counter of `limits.submissions` (learnt by the sequence around a submit) as it was, and
 // creates nothing. It runs last of the submits, so that no later check meets the full
 // slots; on a clock the caller moves, the generations are then let finish.
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { accountState, newGenerations, submitsSpent } from "../../kit/money.ts";
 import { windowOf } from "../../target/rate-window.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 /** The most generations the sequence starts to fill the slots. */
 export const MAX_SUBMITS = 10;
@@ -20,15 +20,13 @@ const busy = (ex: Exchange) => ex.status === 429 && errorCodeOf(ex.json) === "ra
 export const busySlots: Check = {
   name: "across calls: a refusal for busy slots spends no submit quota",
   rules: ["LIM-5"],
-  needs: { spend: true },
+  needs: { spend: true, facts: ["submitCounter", "priced"] },
+  // Last of the submits: it fills the account's generation slots.
+  when: "last",
   async run(c) {
     c.skip(["LIM-5"], "a rejected request that already required reference processing (it does spend submit quota) not provoked: the seed names no reference a server rejects only after reading it");
-    const counter = c.shared.submitCounter;
-    const body = c.shared.priced[0]?.body;
-    if (!counter || !body) {
-      c.skip(["LIM-5"], `a refusal for busy slots not provoked: ${!body ? "no body the server prices" : "the submit counter of limits.submissions was not learnt (see SUB-2)"}`);
-      return;
-    }
+    const counter = c.fact("submitCounter");
+    const body = c.fact("priced")[0]!.body;
     const submit = () => c.post("/v1/generations", { ...body, prompt: `${String(body.prompt ?? "")} (busy slots, ${randomToken()})` }, "LIM-5", { noRetry: true, headers: { "idempotency-key": `conformance-busy-${randomToken()}` } });
     // Room in the request window for the whole sequence first: a wait for its reset in the
     // middle would let the generations finish and free the slots.

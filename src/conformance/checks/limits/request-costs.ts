@@ -6,17 +6,18 @@
 // quota"), a price estimate ("spends one request of the shared request window"), and
 // nothing for a request of another key of the account (`default` is one window per key;
 // "two keys of one account do not share it").
-import type { Check, CheckContext } from "../../facts/context.ts";
 import { spentBetween } from "../../kit/window.ts";
 import { windowOf } from "../../target/rate-window.ts";
 import { fakeIds } from "../../kit/ids.ts";
 import { type Exchange } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const RULES = ["EVT-12", "LIM-6", "PRICE-4", "LIM-1"];
 
 export const requestCosts: Check = {
   name: "across calls: what a stream opening, a status read, an estimate and another key's request cost of the window",
   rules: RULES,
+  needs: { uses: ["ownGenerations", "priced", "whoami"] },
   async run(c) {
     let before = await c.get("/v1/me", "LIM-6");
     const step = async (rule: string, what: string, send: () => Promise<unknown>, own: number) => {
@@ -26,9 +27,9 @@ export const requestCosts: Check = {
       before = after;
     };
     await step("EVT-12", "an event stream opened and closed", async () => (await c.target.openStream({ rule: "EVT-12" }, {})).stream?.close(), 1);
-    const id = c.shared.own.find((g) => typeof g.id === "string")?.id ?? fakeIds(1)[0];
+    const id = (c.known("ownGenerations") ?? []).find((g) => typeof g.id === "string")?.id ?? fakeIds(1)[0];
     await step("LIM-6", "a batch status read", () => c.post("/v1/generations/status", { ids: [id] }, "LIM-6"), 1);
-    const priced = c.shared.priced[0]?.body;
+    const priced = c.known("priced")?.[0]?.body;
     if (priced) await step("PRICE-4", "a price estimate", () => c.post("/v1/pricing/estimate", priced, "PRICE-4"), 1);
     else c.skip(["PRICE-4"], "no body the server prices: what an estimate costs of the window not read");
     await otherKey(c, (what, send) => step("LIM-1", what, send, 0));
@@ -38,7 +39,7 @@ export const requestCosts: Check = {
 /** A request of another key of the main account (whoami says whose it is) costs the main key's `default` window nothing. */
 async function otherKey(c: CheckContext, step: (what: string, send: () => Promise<unknown>) => Promise<void>): Promise<void> {
   const key = c.role("read-only") ?? c.settings.options.scopedKeys?.[0];
-  const mine = c.shared.whoami?.user_id;
+  const mine = c.known("whoami")?.user_id;
   if (!key || mine === undefined) {
     c.skip(["LIM-1"], "no second key of the main account (--key read-only=..., --scoped-key): the per-key window not compared");
     return;

@@ -1,10 +1,11 @@
 // The rate windows seen over the whole run: only `default` (per key) and `account`, of
 // equal length.
-import type { Check } from "../../facts/context.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const windows: Check = {
   name: "rate windows over the run",
   rules: ["LIM-1"],
+  when: "over the run",
   async run(c) {
     const seen = [...c.seen.policies];
     if (seen.length === 0) {

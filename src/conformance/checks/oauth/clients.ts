@@ -5,8 +5,8 @@
 import { randomToken } from "../../kit/ids.ts";
 import { bodyShown } from "../../kit/describe.ts";
 import { authorize, oauthError, oauthPost, pkce, register, shownToUser } from "../../kit/oauth.ts";
-import type { Check } from "../../facts/context.ts";
 import { SUITE_REDIRECT_URI } from "../../facts/given.ts";
+import { type Check } from "../../facts/check.ts";
 
 const LOOPBACK_REDIRECT = SUITE_REDIRECT_URI;
 const WEB_REDIRECT = "https://conformance.invalid/oauth/callback";
@@ -16,10 +16,13 @@ export const oauthClients: Check = {
   name: "OAuth: registration, redirect URIs, revoke and token errors",
   rules: CLIENT_RULES,
   needs: { writes: true },
+  provides: ["oauthClient"],
   async run(c) {
     const native = await register(c, { redirect_uris: [LOOPBACK_REDIRECT], client_name: "Conformance check (native)" }, "OAUTH-6");
-    if (c.unavailable(native, CLIENT_RULES)) return;
-    if (c.expect(native.status === 201 && typeof native.json?.client_id === "string", "OAUTH-6", `a registration answered ${native.status} ${native.json?.error ?? ""}, not 201 with client_id`, native)) {
+    if (c.unavailable(native, CLIENT_RULES)) return c.notLearnt("oauthClient", "registration is not offered by this server now (503 service_unavailable)");
+    if (native.status !== 201 || typeof native.json?.client_id !== "string") c.cannotLearn("oauthClient", "OAUTH-6", `a registration answered ${native.status} ${native.json?.error ?? ""}, not 201 with client_id`, native);
+    else {
+      c.pass("OAUTH-6");
       const r = native.json;
       const grants = Array.isArray(r.grant_types) ? [...r.grant_types].sort().join(" ") : String(r.grant_types);
       c.expect(grants === "authorization_code refresh_token", "OAUTH-6", `grant_types defaulted to ${JSON.stringify(r.grant_types)}; both authorization_code and refresh_token by default`, native);
@@ -31,7 +34,7 @@ export const oauthClients: Check = {
       c.expect(Math.abs(issued - Date.now() / 1000) < 86_400, "OAUTH-6", `client_id_issued_at ${JSON.stringify(r.client_id_issued_at)} is not the Unix time of the registration (now ${Math.round(Date.now() / 1000)})`, native);
       const management = ["registration_access_token", "registration_client_uri"].filter((k) => k in r);
       c.expect(management.length === 0, "OAUTH-6", `the reply carries ${management.join(", ")}: there is no registration management`, native);
-      c.shared.oauthClient ??= { clientId: String(r.client_id), redirectUri: LOOPBACK_REDIRECT, registered: true };
+      c.learn("oauthClient", { clientId: String(r.client_id), redirectUri: LOOPBACK_REDIRECT, registered: true });
     }
 
     // Redirect URI rules at registration.
@@ -61,7 +64,7 @@ export const oauthClients: Check = {
         shownToUser(c, ex, uri, "OAUTH-7", `an authorization request with ${why} (${uri})`);
       }
     }
-    const mine = c.shared.oauthClient;
+    const mine = c.known("oauthClient");
     if (mine?.registered) {
       const varied = mine.redirectUri.replace(/:(\d+)\//, (_m, p: string) => `:${Number(p) + 1}/`);
       const { ex } = await authorize(c, { ...mine, redirectUri: varied }, "models:read", "OAUTH-7");

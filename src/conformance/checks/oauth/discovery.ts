@@ -1,26 +1,23 @@
-// Singleton reads (never 404), the folder list, OAuth discovery documents, and the
-// rate windows seen over the whole run.
+// The OAuth discovery documents: the protected resource and the authorization server's
+// metadata, what they name (the issuer, the resource, the routes under /oauth/) and what
+// they offer (S256 only, the two grants, no shared secret, the header only).
 import { scopes } from "../../../contract/index.ts";
-import { type Check } from "../../facts/context.ts";
-import { bodyShown } from "../../kit/describe.ts";
-import { randomToken } from "../../kit/ids.ts";
+import type { Check } from "../../facts/check.ts";
+import { said } from "../../target/exchange.ts";
 
 export const discoveryDocuments: Check = {
   name: "OAuth discovery documents",
   rules: ["W-1", "OAUTH-1", "OAUTH-2", "OAUTH-3", "AUTH-4", "AUTH-5"],
   needs: { stateful: false },
+  provides: ["oauthServer"],
   async run(c) {
     const pr = await c.get("/.well-known/oauth-protected-resource/v1", "OAUTH-2", { key: null });
     const as = await c.get("/.well-known/oauth-authorization-server", "OAUTH-2", { key: null });
-    if (c.unavailable(pr, ["W-1", "OAUTH-1", "OAUTH-2", "OAUTH-3"]) || c.unavailable(as, ["W-1", "OAUTH-1", "OAUTH-2", "OAUTH-3"])) return;
-    if (pr.status !== 200 || as.status !== 200) {
-      c.fail("OAUTH-2", `the discovery documents answered ${pr.status} and ${as.status} without a token`, pr.status !== 200 ? pr : as);
-      return;
-    }
+    if (c.unavailable(pr, ["W-1", "OAUTH-1", "OAUTH-2", "OAUTH-3"]) || c.unavailable(as, ["W-1", "OAUTH-1", "OAUTH-2", "OAUTH-3"])) return c.notLearnt("oauthServer", `the discovery documents answered ${said(pr)} and ${said(as)} (not offered by this server now)`);
+    if (pr.status !== 200 || as.status !== 200) return c.cannotLearn("oauthServer", "OAUTH-2", `the discovery documents answered ${pr.status} and ${as.status} without a token`, pr.status !== 200 ? pr : as);
     const issuer = String(as.json?.issuer ?? "").replace(/\/+$/, "");
-    if (issuer) c.shared.issuer = String(as.json.issuer);
     const resource = String(pr.json?.resource ?? "");
-    if (resource) c.shared.resource = resource;
+    c.learn("oauthServer", { ...(issuer ? { issuer: String(as.json.issuer) } : {}), ...(resource ? { resource } : {}) });
     c.expect(resource === `${issuer}/v1`, "W-1", `the resource ${JSON.stringify(resource)} is not the issuer's base address ${JSON.stringify(issuer)} + /v1`, pr);
     const servers: unknown[] = Array.isArray(pr.json?.authorization_servers) ? pr.json.authorization_servers : [];
     c.expect(servers.some((s) => String(s).replace(/\/+$/, "") === issuer), "W-1", `authorization_servers ${JSON.stringify(servers)} does not name the issuer ${issuer}`, pr);

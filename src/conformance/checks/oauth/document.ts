@@ -1,8 +1,8 @@
 // A client ID metadata document the caller published (`--oauth-client-document`).
-import { authorize, Flow } from "../../kit/oauth.ts";
-import type { Check } from "../../facts/context.ts";
+import { authorize, Flow, OAUTH_FACTS } from "../../kit/oauth.ts";
 import { SUITE_REDIRECT_URI } from "../../facts/given.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 /**
  * A client ID metadata document the caller published (`--oauth-client-document`): the
@@ -13,6 +13,7 @@ import { errorCodeOf } from "../../target/exchange.ts";
 export const oauthDocument: Check = {
   name: "OAuth: a client ID metadata document",
   rules: ["OAUTH-4"],
+  needs: { uses: OAUTH_FACTS },
   async run(c) {
     const o = c.settings.options.oauth;
     const url = o?.clientDocument;

@@ -6,25 +6,25 @@
 // grant, a stream ended by `terminated` when its token is revoked.
 import { scopes as vocabulary } from "../../../contract/index.ts";
 import { bodyShown } from "../../kit/describe.ts";
-import { authorize, Flow, FLOW_SCOPE, oauthError, pkce, redirectQueryValid, type Tokens } from "../../kit/oauth.ts";
+import { authorize, Flow, FLOW_SCOPE, OAUTH_FACTS, oauthError, pkce, redirectQueryValid, type Tokens } from "../../kit/oauth.ts";
 import { terminated } from "../../kit/streams.ts";
-import type { Check } from "../../facts/context.ts";
 import { tokenChecks } from "./token.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 const FLOW_RULES = ["OAUTH-8", "OAUTH-10", "OAUTH-12", "OAUTH-13", "OAUTH-14", "OAUTH-15", "ST-6", "AUTH-2", "EVT-7"];
 
 export const oauthFlow: Check = {
   name: "OAuth: the code flow (auto-consent declared)",
   rules: [...FLOW_RULES, "OAUTH-3", "OAUTH-16", "OAUTH-17", "AUTH-6", "AUTH-8", "W-11", "ACC-2"],
-  needs: { writes: true },
+  needs: { writes: true, uses: OAUTH_FACTS },
   async run(c) {
     const o = c.settings.options.oauth;
     if (!o?.autoConsent) {
       c.skip(FLOW_RULES, "the code flow needs a user's consent in a browser: not run (--oauth-auto-consent declares a server that consents at once, for tests)");
       return;
     }
-    const client = o.clientId && o.redirectUri ? { clientId: o.clientId, redirectUri: o.redirectUri, registered: false } : c.shared.oauthClient;
+    const client = o.clientId && o.redirectUri ? { clientId: o.clientId, redirectUri: o.redirectUri, registered: false } : c.known("oauthClient");
     if (!client) {
       c.skip(FLOW_RULES, "no OAuth client: none registered and none given (--oauth-client-id with --oauth-redirect-uri)");
       return;
@@ -55,7 +55,7 @@ async function run(flow: Flow): Promise<void> {
     c.target.deliberate(secret);
     if (secret.status === 200) {
       c.fail("OAUTH-3", "a code exchange with a client_secret was accepted; shared-secret methods are refused", secret);
-      flow.tokens(secret, "OAUTH-3", `grant ${++flow.c.shared.oauthGrants}`);
+      flow.tokens(secret, "OAUTH-3", `grant ${flow.c.next("oauth grant")}`);
     } else c.expect(secret.status === 400 || secret.status === 401, "OAUTH-3", `a code exchange with a client_secret answered ${secret.status}, not a refusal in the OAuth form`, secret);
 
     // invalid_grant: another code_verifier, another redirect_uri.

@@ -2,7 +2,7 @@
 // back to its redirect address, an unknown code answers the OAuth error form.
 import { randomToken } from "../../kit/ids.ts";
 import { bodyShown } from "../../kit/describe.ts";
-import type { Check } from "../../facts/context.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const oauthRefusals: Check = {
   name: "OAuth refusals a client can provoke",

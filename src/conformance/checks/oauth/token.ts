@@ -1,8 +1,8 @@
 // What an OAuth access token may do on /v1: the one given (`--oauth-token`, read-only), and
 // those the code flow obtains.
 import { operationById } from "../../../contract/index.ts";
-import type { Check, CheckContext } from "../../facts/context.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const TOKEN_RULES = ["AUTH-2", "AUTH-6", "W-11"];
 

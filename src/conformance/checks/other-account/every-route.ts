@@ -8,10 +8,11 @@
 import { judgeForeign } from "../../kit/answers.ts";
 import { ASSETS, bodyWith, FOLDERS, GENERATIONS, idRoutes, type IdRoute } from "../../kit/objects.ts";
 import type { Sequence } from "../../kit/sequence.ts";
-import { begin, knownWith, replayOf, seedOf, selected, type Walk, propertyWalk } from "../../kit/walk.ts";
+import { begin, knownWith, propertyWalk, replayOf, seedOf, selected, type Walk } from "../../kit/walk.ts";
+import { KNOWN_FACTS } from "../../kit/known.ts";
 import { randomToken, fakeIds } from "../../kit/ids.ts";
-import type { Check } from "../../facts/context.ts";
 import { operationLabel } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 /** The rule an answer that gives another account's object away breaks, by operation (the seed's own for the route, else W-8). */
 const FOREIGN_RULE: Readonly<Record<string, string>> = {
@@ -32,17 +33,18 @@ const isRead = (r: IdRoute) => r.operation.method === "get" || r.operation.opera
 export async function foreignSweep(w: Walk): Promise<void> {
   const { c } = w;
   if (![GENERATIONS, ASSETS, FOLDERS].some((kind) => idRoutes(kind).some((r) => selected(w, r.operation.operationId)))) return;
-  const other = c.shared.otherIsOtherAccount ? c.otherKey : undefined;
+  const other = c.known("secondAccount")?.key;
   const seq = begin(w, "another account: every route that takes an id", "readGeneration", FOREIGN_RULES, Boolean(other), "needs a second account's key (--other-api-key)");
   if (!seq) return;
   let folder: string | undefined;
   try {
     // This account's objects: any for reads, only the run's own for writes.
-    const read = c.shared.own.find((g) => typeof g.id === "string")?.id as string | undefined;
-    const made = c.shared.created.find((g) => typeof g.id === "string" && g.id !== undefined)?.id as string | undefined;
-    const done = c.shared.own.find((g) => Array.isArray(g.output_urls) && g.output_urls.length > 0);
+    const own = c.known("ownGenerations") ?? [];
+    const read = own.find((g) => typeof g.id === "string")?.id as string | undefined;
+    const made = c.known("created").find((g) => typeof g.id === "string" && g.id !== undefined)?.id as string | undefined;
+    const done = own.find((g) => Array.isArray(g.output_urls) && g.output_urls.length > 0);
     const output = done ? c.target.pathOf(String(done.output_urls[0])) : undefined;
-    const uploaded = c.shared.uploads.find((u) => u.assetId)?.assetId;
+    const uploaded = c.known("uploads").find((u) => u.assetId)?.assetId;
     const assets = await c.get("/v1/library/assets?limit=1", "LIB-7");
     const anyAsset = uploaded ?? (assets.json?.data?.[0]?.id as string | undefined);
     if (c.settings.writes && idRoutes(FOLDERS).some((r) => selected(w, r.operation.operationId))) folder = await ownFolder(seq);
@@ -106,5 +108,6 @@ async function ownFolder(seq: Sequence): Promise<string | undefined> {
 export const anotherAccountEveryRoute: Check = {
   name: "another account's ids on every route that takes one",
   rules: FOREIGN_RULES,
+  needs: { uses: ["secondAccount", ...KNOWN_FACTS] },
   run: (c) => foreignSweep(propertyWalk(c, FOREIGN_RULES)),
 };

@@ -2,9 +2,9 @@
 // `invalid_cursor`, cursors passed back byte for byte, pages that neither overlap nor
 // lose a record, newest first. Bounds are read from the contract.
 import { deref, schema, type JsonObject } from "../../../contract/index.ts";
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const limitSchema = deref<JsonObject>(schema("PageLimit"));
 export const LIMIT_MIN = Number(limitSchema.minimum);

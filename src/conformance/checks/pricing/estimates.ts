@@ -1,13 +1,15 @@
-// The model catalog (weak ETag, 304, `type` narrows), knowledge articles (capped, not
-// paged, editorial order, `not_found`), and price estimates (priced like the submit,
-// creating and charging nothing, refused the same way).
-import { deref, schema, type JsonObject } from "../../../contract/index.ts";
+// Price estimates: priced like the submit (the bodies the server prices are the fact
+// `priced`, cheapest first), creating and charging nothing, refused the same way (an
+// unknown field, a model not in the catalog, a bound, promo_mode, the text type, a file the
+// server cannot read), and open to an account without a paid plan.
 import { moneyOf, sameMoney } from "../../kit/money.ts";
 import { shown } from "../../kit/describe.ts";
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { overBound } from "../../kit/bounds.ts";
-import { errorCodeOf } from "../../target/exchange.ts";
+import type { Check } from "../../facts/check.ts";
+import { FACTS, type Priced } from "../../facts/learnt.ts";
+import { errorCodeOf, said, type Exchange } from "../../target/exchange.ts";
+import { type CheckContext } from "../../facts/check.ts";
 
 /** A first guess at the smallest body of a model's type the submit accepts. */
 export function minimalBody(model: Record<string, any>): Record<string, unknown> | undefined {
@@ -22,28 +24,43 @@ export function minimalBody(model: Record<string, any>): Record<string, unknown>
   }
 }
 
-/** Prices the catalog's models; fills `shared.priced` with the bodies the server prices, cheapest first. */
-async function priceModels(c: CheckContext): Promise<void> {
-  const candidates = c.shared.models.map((m) => ({ m, body: minimalBody(m) })).filter((x) => x.body).slice(0, 6);
+/**
+ * Prices the catalog's models: the bodies the server prices, cheapest first (the fact
+ * `priced`). Valid bodies that none of the estimates priced are the server's fault (but a
+ * quota refusal, or a route not offered now).
+ */
+async function priceModels(c: CheckContext): Promise<Priced[]> {
+  const models = c.known("models");
+  const candidates = (models ?? []).map((m) => ({ m, body: minimalBody(m) })).filter((x) => x.body).slice(0, 6);
+  const priced: Priced[] = [];
+  let refused: Exchange | undefined;
   for (const { m, body } of candidates) {
     const ex = await c.post("/v1/pricing/estimate", body, "PRICE-1");
     if (ex.status === 200 && Number.isInteger(ex.json?.price_cc)) {
-      c.shared.priced.push({ body: body!, price_cc: ex.json.price_cc, model: m });
+      priced.push({ body: body!, price_cc: ex.json.price_cc, model: m });
       c.pass("PRICE-2", "the estimate takes a submit body as it is");
       c.expect(ex.json.model_id === m.id && ex.json.type === m.type, "PRICE-1", `the estimate names ${ex.json.type}/${ex.json.model_id} for a ${m.type}/${m.id} body`, ex);
-    }
+    } else refused ??= ex;
   }
-  c.shared.priced.sort((a, b) => a.price_cc - b.price_cc);
+  priced.sort((a, b) => a.price_cc - b.price_cc);
+  if (priced.length > 0) c.learn("priced", priced);
+  else if (!models) c.notLearnt("priced", `${FACTS.models} is not known (${c.whyUnknown("models")})`);
+  else if (!refused) c.notLearnt("priced", "the catalog has no video or image model to price with a minimal body");
+  else if (refused.status === 429 || (refused.status === 503 && errorCodeOf(refused.json) === "service_unavailable")) c.notLearnt("priced", `the estimate answered ${said(refused)}`);
+  else c.cannotLearn("priced", "PRICE-2", `none of ${candidates.length} minimal video or image bodies of the catalog was priced: the estimate answered ${said(refused)}`, refused);
+  return priced;
 }
 
 export const pricing: Check = {
   name: "price estimates",
   rules: ["PRICE-1", "PRICE-2", "PRICE-4", "PRICE-5", "PRICE-6", "PRICE-7", "W-10", "W-9"],
+  needs: { uses: ["models"] },
+  provides: ["priced"],
   async run(c) {
     const before = await c.get("/v1/generations?limit=1", "PRICE-4");
     const money = await moneyOf(c, "PRICE-4");
-    await priceModels(c);
-    const cheapest = c.shared.priced[0];
+    const cheapest = (await priceModels(c))[0];
+    const models = c.known("models") ?? [];
     if (!cheapest) {
       c.skip(["PRICE-1", "PRICE-2", "PRICE-4", "PRICE-6", "PRICE-7", "W-10"], "no model of the catalog could be priced with a minimal video or image body");
     } else {
@@ -78,12 +95,12 @@ export const pricing: Check = {
       }
     }
     // The type the API does not submit.
-    const text = await c.post("/v1/pricing/estimate", { type: "text", model: c.shared.models[0]?.id ?? "conformance-model", prompt: "hello" }, "W-10");
+    const text = await c.post("/v1/pricing/estimate", { type: "text", model: models[0]?.id ?? "conformance-model", prompt: "hello" }, "W-10");
     c.refusal(text, "submit_unavailable", "PRICE-7", "an estimate of type text");
     sameMoney(c, "W-10", money, await moneyOf(c, "W-10"), "estimates and an estimate of type text", text);
 
     // A price that depends on a file the server cannot read is refused, not a number.
-    const upscale = c.shared.models.find((m) => m.type === "upscale");
+    const upscale = models.find((m) => m.type === "upscale");
     if (upscale) {
       const ex = await c.post("/v1/pricing/estimate", { type: "upscale", model: upscale.id, image_url: `https://conformance.invalid/missing-${randomToken()}.png`, scale: 2 }, "PRICE-5");
       c.expect(ex.status === 400, "PRICE-5", `an upscale estimate whose image cannot be read answered ${ex.status}${ex.status === 200 ? ` with price_cc ${shown(ex.json?.price_cc)}` : ""}, not 400`, ex);

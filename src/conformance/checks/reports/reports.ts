@@ -3,18 +3,22 @@
 // (replay, mismatch, no money moved, another account's id), the support thread.
 import { randomUUID } from "node:crypto";
 import { bound } from "../../../contract/index.ts";
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { moneyOf, sameMoney } from "../../kit/money.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { outputPaths } from "../../kit/gone.ts";
 import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 export const reports: Check = {
   name: "reports about a result",
   rules: ["REP-1", "REP-2", "REP-3", "REP-4", "REP-5", "REP-6", "REP-7"],
-  needs: { writes: true },
+  needs: { writes: true, uses: ["created", "ownGenerations", "secondAccount"] },
+  provides: ["gone"],
+  // A moderation report revokes the run's second generation.
+  alters: ["created"],
   async run(c) {
-    const candidates = [...c.shared.created, ...c.shared.own.filter((r) => r.status === "DONE" || r.status === "FAILED")];
+    const own = c.known("ownGenerations") ?? [];
+    const candidates = [...c.known("created"), ...own.filter((r) => r.status === "DONE" || r.status === "FAILED")];
     const target = candidates[0];
     if (!target) {
       c.skip(["REP-1", "REP-2", "REP-4", "REP-5", "REP-6"], "no generation of the account to report on");
@@ -26,7 +30,7 @@ export const reports: Check = {
     }
 
     // A generation with nothing left unsettled: a failure report is refused.
-    const settled = c.shared.own.find((r) => r.refunded === true);
+    const settled = own.find((r) => r.refunded === true);
     if (settled) {
       const ex = await c.post(`/v1/generations/${encodeURIComponent(String(settled.id))}/report`, { text: "Conformance check: refunded generation.", reason: "failure" }, "REP-6");
       c.refusal(ex, "generation_already_settled", "REP-6", `a failure report on refunded generation ${settled.id}`);
@@ -62,9 +66,9 @@ export const reports: Check = {
     if (!accepted && target) c.skip(["REP-1", "REP-4", "REP-5"], "no generation of the account accepted a failure report (all settled)");
 
     // A moderation report revokes the generation: only on one this run created.
-    const own = c.shared.created[1];
-    if (own) {
-      const path = `/v1/generations/${encodeURIComponent(String(own.id))}`;
+    const made = c.known("created")[1];
+    if (made) {
+      const path = `/v1/generations/${encodeURIComponent(String(made.id))}`;
       // Its result files as they were, for the sweep of every route once it is gone.
       const was = await c.get(path, "REP-3");
       const ex = await c.post(`${path}/report`, { text: "Conformance check: moderation report on a generation the suite created.", reason: "moderation" }, "REP-3");
@@ -72,12 +76,12 @@ export const reports: Check = {
         const gone = await c.get(path, "REP-3");
         c.expect(gone.status === 404, "REP-3", `after a moderation report the generation still reads ${gone.status} ${gone.json?.status ?? ""}; it is revoked`, gone);
         if (was.json?.status !== "MODERATION_PENDING") {
-          c.shared.gone.push({ kind: "generations", id: String(own.id), rule: "REP-3", why: "a moderation report", outputs: outputPaths(c, was.json) });
+          c.add("gone", { kind: "generations", id: String(made.id), rule: "REP-3", why: "a moderation report", outputs: outputPaths(c, was.json) });
         }
       }
     } else c.skip(["REP-3"], "a moderation report revokes the generation: only tried on one the suite created (--allow-spend)");
 
-    const foreign = c.shared.otherIsOtherAccount ? c.shared.other[0] : undefined;
+    const foreign = c.known("secondAccount")?.generations[0];
     if (foreign) {
       const ex = await c.post(`/v1/generations/${encodeURIComponent(String(foreign.id))}/report`, { text: "Conformance check: another account's generation." }, "REP-7");
       c.refusal(ex, "not_found", "REP-7", "a report on another account's generation");

@@ -1,6 +1,6 @@
 // The subscription actions are the site session's only: an API key gets `insufficient_scope`
 // on each of them (`--allow-writes`: served, they would change the subscription).
-import type { Check } from "../../facts/context.ts";
+import { type Check } from "../../facts/check.ts";
 
 /** The session-only routes with a body each would take (none where the seed shows none). */
 const SESSION_ONLY: [string, unknown][] = [

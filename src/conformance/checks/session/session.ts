@@ -5,10 +5,10 @@
 // pair (the probe is the batch status read, a POST that changes nothing); API keys never
 // get `origin_mismatch`; one window. With `--allow-writes`: the four subscription actions,
 // leaving the subscription as it was found (cancelled again, or renewing again).
-import type { Check, CheckContext } from "../../facts/context.ts";
 import { fakeIds } from "../../kit/ids.ts";
 import { windowOf } from "../../target/rate-window.ts";
 import { errorCodeOf, type Exchange, type RequestSpec } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const FOREIGN_ORIGIN = "https://conformance.invalid";
 const SUBS = ["SUBS-1", "SUBS-2", "SUBS-3", "SUBS-4"];

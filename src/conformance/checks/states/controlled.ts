@@ -7,14 +7,14 @@
 // `api_key_revoked`, also those it was accepted on before: no cache of key checks).
 import { operations, type Operation } from "../../../contract/index.ts";
 import { isUnrouted } from "../../judge/broken-rule.ts";
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { terminated } from "../../kit/streams.ts";
-import { harmless, held } from "../../kit/routes.ts";
+import { harmless, held, HELD_FACTS } from "../../kit/routes.ts";
 import { Sequence } from "../../kit/sequence.ts";
 import type { EventStream, Frame } from "../../target/stream.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { sweepGone } from "../../kit/gone.ts";
 import { errorCodeOf, operationLabel, type Exchange } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 export const CONTROL_RULES = ["ST-2", "ST-3", "GEN-9", "EVT-11", "AUTH-7", "EVT-7"];
 
@@ -54,6 +54,7 @@ function oneEvent(c: CheckContext, rule: string, s: EventStream, frames: Frame[]
 export const controlledSequences: Check = {
   name: "across calls: a generation cancelled, one deleted, a key revoked (with control of the server)",
   rules: CONTROL_RULES,
+  needs: { uses: ["priced", "settled", ...HELD_FACTS] },
   async run(c) {
     await cancellation(c);
     await deletion(c);
@@ -67,8 +68,8 @@ async function cancellation(c: CheckContext): Promise<void> {
   const rules = ["ST-2", "GEN-9"];
   if (!cancel) return c.skip(rules, `no cancellation: its route is not shown in the seed, and the run was given no control of the server that cancels ${WHY}`);
   if (!c.settings.spend) return c.skip(rules, "no cancellation: it needs a generation to cancel (--allow-spend)");
-  const body = c.shared.priced[0]?.body;
-  if (!body) return c.skip(rules, "no cancellation: no body the server prices to submit");
+  const body = c.known("priced")?.[0]?.body;
+  if (!body) return c.skip(rules, `no cancellation: no body the server prices to submit (${c.whyUnknown("priced")})`);
   const opened = await c.target.openStream({ rule: "ST-2" }, {});
   const s = opened.stream;
   try {
@@ -88,7 +89,7 @@ async function cancellation(c: CheckContext): Promise<void> {
 /** A finished generation deleted: one event with its previous status and deleted: true, then gone from every route. */
 async function deletion(c: CheckContext): Promise<void> {
   const remove = c.settings.options.control?.deleteGeneration;
-  const settled = c.shared.settled;
+  const settled = c.known("settled");
   if (!remove) return c.skip(["ST-3"], `no deletion: its route is not shown in the seed, and the run was given no control of the server that deletes ${WHY}`);
   if (!settled || settled.status !== "DONE") return c.skip(["ST-3"], `no deletion: the run has no DONE generation of its own to delete (${settled ? `it ended ${settled.status}` : "--allow-spend"})`);
   const opened = await c.target.openStream({ rule: "ST-3" }, {});

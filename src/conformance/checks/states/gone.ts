@@ -3,20 +3,21 @@
 // library check deleted, and, where the caller can cancel or delete generations
 // (`control`), those. Every route that takes the id answers 404 `not_found` (a batch
 // read leaves it out), and the list of its kind no longer holds it.
-import { type Check, type CheckContext, type GoneObject } from "../../facts/context.ts";
 import type { Json, Operation } from "../../../contract/index.ts";
 import { goneEverywhere, sweepGone } from "../../kit/gone.ts";
 import { Sequence } from "../../kit/sequence.ts";
 import { randomToken } from "../../kit/ids.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
+import { type GoneObject } from "../../facts/learnt.ts";
 
 export const GONE_RULES = ["REP-3", "LIB-5"];
 
 export const goneSweep: Check = {
   name: "across calls: what was revoked or deleted is gone from every route",
   rules: GONE_RULES,
-  needs: { writes: true },
+  needs: { writes: true, uses: ["gone"] },
   async run(c) {
-    const gone = c.shared.gone.splice(0);
+    const gone = c.known("gone");
     if (!gone.some((g) => g.kind === "generations")) c.skip(["REP-3"], "no generation was revoked in this run (a moderation report on one it created needs --allow-spend): its routes not swept");
     if (!gone.some((g) => g.kind === "library/folders")) c.skip(["LIB-5"], "no folder of the run was deleted: its routes not swept");
     for (const g of gone) await sweepGone(c, g);

@@ -1,18 +1,14 @@
 // Submits refused before anything is created: an account without a paid plan
 // (`payment_required`), a key at its monthly spend limit (`key_spend_limit_reached`).
 import { randomToken } from "../../kit/ids.ts";
-import type { Check } from "../../facts/context.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const planRefusals: Check = {
   name: "submits refused for the plan or the spend limit",
   rules: ["SUB-4", "AUTH-9", "W-9"],
-  needs: { writes: true },
+  needs: { writes: true, facts: ["priced"] },
   async run(c) {
-    const body = c.shared.priced[0]?.body;
-    if (!body) {
-      c.skip(["SUB-4", "AUTH-9"], "no body the server prices (a minimal video or image submit)");
-      return;
-    }
+    const body = c.fact("priced")[0]!.body;
     const free = c.role("free");
     if (free) {
       const ex = await c.post("/v1/generations", body, "SUB-4", { key: free, headers: { "idempotency-key": `conformance-${randomToken()}` } });

@@ -9,13 +9,13 @@
 // - every status the generation was read in comes on the event stream, in order, and
 //   none of its events on a stream of the other types;
 // - the balance moved by the ledger rows the submit wrote.
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import type { EventStream, Frame } from "../../target/stream.ts";
 import { accountState, learnSubmitCounter, newGenerations, sameMoney, submitsSpent, type AccountState, type SubmitCounter } from "../../kit/money.ts";
 import { firstPage, nextPage, whole } from "../../kit/pages.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { outputPaths } from "../../kit/gone.ts";
 import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 export const SUBMIT_SEQUENCE_RULES = ["SUB-2", "LIM-5", "PAGE-4", "PRICE-1", "PRICE-4", "EVT-11", "EVT-10", "BILL-1", "W-8"];
 
@@ -30,12 +30,13 @@ function framesOf(s: EventStream, id: string): Frame[] {
 export const submitSequence: Check = {
   name: "across calls: a submit between page reads, its replay, an estimate, its statuses on the stream",
   rules: SUBMIT_SEQUENCE_RULES,
-  needs: { spend: true },
+  needs: { spend: true, facts: ["priced"], uses: ["models", "secondAccount"] },
+  provides: ["submitCounter", "settled"],
   async run(c) {
     // The cheapest body of another type than the cheapest, where there is one: a free quota
     // may cover the cheapest type (as the spending checks find), and the charge, its ledger
     // row and the estimate's ceiling are what this sequence reads.
-    const priced = c.shared.priced;
+    const priced = c.fact("priced");
     const chosen = priced.find((p) => p.body.type !== priced[0]?.body.type) ?? priced[0];
     if (!chosen) {
       c.skip(SUBMIT_SEQUENCE_RULES, "no body the server prices (a minimal video or image submit): nothing to submit");
@@ -45,7 +46,7 @@ export const submitSequence: Check = {
     const opened = await c.target.openStream({ rule: "EVT-11" }, {});
     // A stream of the other types only: the generation's events never come on it.
     const type = String(body.type);
-    const others = [...new Set(c.shared.models.map((m) => String(m.type)))].filter((t) => t !== type && t !== "text");
+    const others = [...new Set((c.known("models") ?? []).map((m) => String(m.type)))].filter((t) => t !== type && t !== "text");
     const filtered = others.length > 0 ? await c.target.openStream({ rule: "EVT-10", query: `?types=${encodeURIComponent(others.join(","))}` }, {}) : undefined;
     try {
       const id = await sequence(c, body, opened.stream);
@@ -83,8 +84,12 @@ async function sequence(c: CheckContext, body: Record<string, unknown>, stream: 
   if (generations) await nextPage(c, generations, "a submit", "PAGE-4");
   if (ledger) await nextPage(c, ledger, "a submit (its ledger row)", "PAGE-4");
   const counter = learnSubmitCounter(s0, s1);
-  if (counter.size > 0) c.shared.submitCounter = counter;
-  if (counter.size === 0) c.skip(["LIM-5"], `the submit quota a replay or an estimate spends not compared: no number of limits.submissions moved by one with an accepted submit (${JSON.stringify(s1.me.json?.limits?.submissions ?? null).slice(0, 120)})`);
+  if (counter.size > 0) c.learn("submitCounter", counter);
+  else {
+    const why = `no number of limits.submissions moved by one with an accepted submit (${JSON.stringify(s1.me.json?.limits?.submissions ?? null).slice(0, 120)})`;
+    c.skip(["LIM-5"], `the submit quota a replay or an estimate spends not compared: ${why}`);
+    c.notLearnt("submitCounter", why);
+  }
 
   await otherAccount(c, body, key, id);
 
@@ -158,11 +163,12 @@ function spentNothing(c: CheckContext, rule: string, before: AccountState, after
  * account's key and body is not answered with this account's generation.
  */
 async function otherAccount(c: CheckContext, body: Record<string, unknown>, key: string, id: string): Promise<void> {
-  if (!c.otherKey || !c.shared.otherIsOtherAccount) {
+  const second = c.known("secondAccount");
+  if (!second) {
     c.skip(["W-8"], "an Idempotency-Key of this account not tried by another account (no --other-api-key)");
     return;
   }
-  const ex = await c.post("/v1/generations", body, "W-8", { key: c.otherKey, headers: { "idempotency-key": key } });
+  const ex = await c.post("/v1/generations", body, "W-8", { key: second.key, headers: { "idempotency-key": key } });
   c.expect(ex.json?.id !== id, "W-8", `the second account's submit with this account's Idempotency-Key answered ${ex.status} with this account's generation ${id}`, ex);
 }
 
@@ -194,7 +200,7 @@ async function statusesOnStream(c: CheckContext, s: EventStream | undefined, id:
   const streamed = frames.map((f) => String(f.data?.status));
   const record = last?.json?.data?.find?.((r: any) => r?.id === id);
   if (record && FINAL.has(String(record.status))) {
-    c.shared.settled = { id, status: String(record.status), outputs: outputPaths(c, record) };
+    c.learn("settled", { id, status: String(record.status), outputs: outputPaths(c, record) });
   }
   if (!FINAL.has(read.at(-1) ?? "")) {
     c.skip(["EVT-11"], `${id} did not reach a final status within ${c.settings.settleSeconds} s: read ${read.join(" -> ")}`);

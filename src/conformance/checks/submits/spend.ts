@@ -3,13 +3,13 @@
 // on the stream, resume with Last-Event-ID (no loss, no repeat), a new stream that does
 // not replay history, newest-first order. Uses the cheapest body the server priced.
 import { moneyOf, sameMoney } from "../../kit/money.ts";
-import { type Check, type CheckContext } from "../../facts/context.ts";
 import { shown } from "../../kit/describe.ts";
 import type { EventStream, Frame } from "../../target/stream.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { overBound } from "../../kit/bounds.ts";
 import { sameShape } from "../../kit/answers.ts";
 import { errorCodeOf, said, type Exchange } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const FINAL = new Set(["DONE", "FAILED"]);
 const QUIET_MS = 750;
@@ -49,13 +49,10 @@ async function settle(c: CheckContext, s: EventStream, ids: string[]): Promise<b
 export const spend: Check = {
   name: "submits, replays and the stream of their changes",
   rules: RULES,
-  needs: { spend: true },
+  needs: { spend: true, facts: ["priced"], uses: ["models", "secondAccount"] },
+  provides: ["created", "balanceBeforeSpend"],
   async run(c) {
-    const cheapest = c.shared.priced[0];
-    if (!cheapest) {
-      c.skip(RULES, "no body the server prices (a minimal video or image submit): nothing to submit");
-      return;
-    }
+    const cheapest = c.fact("priced")[0]!;
     const opened = await c.target.openStream({ rule: "EVT-11" }, {});
     const s = opened.stream;
     try {
@@ -73,7 +70,9 @@ async function run(c: CheckContext, base: Record<string, unknown>, s: EventStrea
     c.post("/v1/generations", b, rule, { headers: k === undefined ? {} : { "idempotency-key": k } });
 
   // Accepted: 202 (checkAnswer charges any other status to SUB-1), Location, the record.
-  c.shared.balanceBeforeSpend = await balance(c, "SUB-1");
+  const balanceBefore = await balance(c, "SUB-1");
+  if (balanceBefore !== undefined) c.learn("balanceBeforeSpend", balanceBefore);
+  else c.notLearnt("balanceBeforeSpend", "GET /v1/me gave no credits.main_cc before the first submit");
   const first = await submit(body, k1, "SUB-1");
   if (first.status < 200 || first.status >= 300 || typeof first.json?.id !== "string") {
     c.fail("SUB-1", `a submit of a body the server priced answered ${first.status} ${errorCodeOf(first.json) ?? ""}`, first);
@@ -81,7 +80,7 @@ async function run(c: CheckContext, base: Record<string, unknown>, s: EventStrea
     return;
   }
   const a = first.json as Record<string, any>;
-  c.shared.created.push(a);
+  c.add("created", a);
   const location = first.headers.get("location");
   const locPath = location ? c.target.pathOf(location) : undefined;
   if (c.expect(locPath === `/v1/generations/${a.id}` || locPath === `/v1/generations/${encodeURIComponent(a.id)}`, "SUB-1", `Location ${JSON.stringify(location)} does not point at GET /v1/generations/${a.id}`, first)) {
@@ -120,12 +119,12 @@ async function run(c: CheckContext, base: Record<string, unknown>, s: EventStrea
 
   // A second generation (the cheapest of another type when there is one: a free quota of
   // one type may cover the first, and the reports need one that was charged): newest first.
-  const otherType = c.shared.priced.find((p) => p.body.type !== base.type)?.body;
+  const otherType = c.fact("priced").find((p) => p.body.type !== base.type)?.body;
   const secondBody = { ...(otherType ?? base), prompt: `${String((otherType ?? base).prompt ?? "")} (second, ${randomToken()})` };
   const second = await submit(secondBody, key(), "PAGE-4");
   const b = second.status >= 200 && second.status < 300 && typeof second.json?.id === "string" ? (second.json as Record<string, any>) : undefined;
   if (b) {
-    c.shared.created.push(b);
+    c.add("created", b);
     // Newest first: the second is listed before the first (whatever else the account made meanwhile).
     const top = await c.get("/v1/generations?limit=10", "PAGE-4");
     const ids = Array.isArray(top.json?.data) ? top.json.data.map((r: any) => r.id) : [];
@@ -135,8 +134,9 @@ async function run(c: CheckContext, base: Record<string, unknown>, s: EventStrea
 
   // Another account's generation never enters this account's stream.
   let foreign: string | undefined;
-  if (c.otherKey && c.shared.otherIsOtherAccount) {
-    const ex = await c.post("/v1/generations", { ...body, prompt: `${body.prompt} (other account)` }, "EVT-4", { key: c.otherKey, headers: { "idempotency-key": key() } });
+  const account = c.known("secondAccount");
+  if (account) {
+    const ex = await c.post("/v1/generations", { ...body, prompt: `${body.prompt} (other account)` }, "EVT-4", { key: account.key, headers: { "idempotency-key": key() } });
     if (ex.status >= 200 && ex.status < 300 && typeof ex.json?.id === "string") foreign = ex.json.id;
     else c.skip(["EVT-4"], `the second account could not submit (${ex.status} ${errorCodeOf(ex.json) ?? ""}): its events were not looked for`);
   } else c.skip(["EVT-4"], "another account's events not looked for (no --other-api-key)");
@@ -174,7 +174,7 @@ async function run(c: CheckContext, base: Record<string, unknown>, s: EventStrea
 async function bounds(c: CheckContext, base: Record<string, unknown>): Promise<void> {
   const variants: [string, string][] = [["video", "SUB-V"], ["image", "SUB-I"], ["upscale", "SUB-U"]];
   for (const [type, rule] of variants) {
-    const model = c.shared.models.find((m) => m.type === type);
+    const model = (c.known("models") ?? []).find((m) => m.type === type);
     const over = overBound(type);
     if (!model || !over) {
       c.skip([rule], `no ${type} model in the catalog`);

@@ -5,9 +5,9 @@
 import { randomUUID } from "node:crypto";
 import { bound } from "../../../contract/index.ts";
 import { moneyOf, sameMoney } from "../../kit/money.ts";
-import { type Check } from "../../facts/context.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 const MAX_IMAGES = bound("SupportMessageRequest", "images", "maxItems");
 const RULES = ["SUP-1", "SUP-3"];
@@ -19,9 +19,9 @@ function ok(ex: Exchange): boolean {
 export const supportSend: Check = {
   name: "sending to support",
   rules: RULES,
-  needs: { writes: true },
+  needs: { writes: true, uses: ["uploads"] },
   async run(c) {
-    const refs = [...new Set(c.shared.uploads.map((u) => u.reference))];
+    const refs = [...new Set(c.known("uploads").map((u) => u.reference))];
     if (refs.length === 0) c.skip(["SUP-3"], "images not sent: this run uploaded no file (its reference is what `images` takes)");
     const money = await moneyOf(c, "SUP-3");
     // Spaces at both ends, a line break, quotes, markup and non-ASCII letters: returned exactly.

@@ -1,5 +1,5 @@
 // The support thread reads whole (never paged), an empty one as an empty list, not 404.
-import type { CheckContext, Check } from "../../facts/context.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 export const supportThread: Check = {
   name: "support thread (reading marks it read)",

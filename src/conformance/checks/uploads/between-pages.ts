@@ -2,11 +2,11 @@
 // written through the proxy path): the asset list, paged across the upload, stays exact;
 // and the file is in the library at once (the seed says it of the uploaded file, whichever
 // way the ticket was written: the uploads check holds the direct PUT to it).
-import type { Check, CheckContext } from "../../facts/context.ts";
 import { greyPng } from "../../kit/png.ts";
 import { firstPage, nextPage } from "../../kit/pages.ts";
 import { proxyPut, ticketHeader } from "../../kit/uploads.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const RULES = ["PAGE-4", "UPL-7"];
 
@@ -14,6 +14,7 @@ export const uploadBetweenPages: Check = {
   name: "across calls: a file uploaded between page reads of the library",
   rules: RULES,
   needs: { writes: true },
+  provides: ["uploads"],
   async run(c) {
     const png = greyPng(64, 0x20);
     const ticket = await c.post("/v1/uploads", { kind: "image", content_type: "image/png", content_length: png.length }, "UPL-7");
@@ -29,7 +30,7 @@ export const uploadBetweenPages: Check = {
       c.skip(RULES, `the proxy completion of a ticket answered ${done?.status ?? "nothing (proxy_path not on this API)"}: nothing uploaded between the page reads`);
       return;
     }
-    c.shared.uploads.push({ reference: String(ticket.json.reference), via: "proxy", bytes: png });
+    c.add("uploads", { reference: String(ticket.json.reference), via: "proxy", bytes: png });
     await inLibrary(c, before);
     if (probe) await nextPage(c, probe, "an upload", "PAGE-4");
   },

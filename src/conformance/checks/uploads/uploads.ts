@@ -6,11 +6,12 @@
 // per ticket whichever way, and the file counted in the library at once. The ceiling and
 // the content types are read from the contract.
 import { bound, matchOperation, schema } from "../../../contract/index.ts";
-import type { Check, CheckContext, Upload } from "../../facts/context.ts";
 import { bodyShown } from "../../kit/describe.ts";
 import { greyPng } from "../../kit/png.ts";
 import { type Ticket, ticketHeader, assetHead, storagePut, replaced, without, exactly, proxyPut } from "../../kit/uploads.ts";
 import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { type Check, type CheckContext } from "../../facts/check.ts";
+import { type Upload } from "../../facts/learnt.ts";
 
 export const UPLOAD_CEILING = bound("UploadRequest", "content_length", "maximum");
 export const UPLOAD_TYPES: readonly string[] = (schema("UploadContentType").enum as string[]).slice();
@@ -61,6 +62,7 @@ export const uploads: Check = {
   name: "uploads: tickets, the direct PUT, the proxy path",
   rules: RULES,
   needs: { writes: true },
+  provides: ["uploads"],
   async run(c) {
     // Kinds other than image are not signed.
     for (const [kind, type] of UNSIGNED) {
@@ -139,7 +141,7 @@ async function directPath(c: CheckContext, t: Ticket, png: Uint8Array, before: R
     return;
   }
   const upload: Upload = { reference: String(t.reference), via: "direct", bytes: png };
-  c.shared.uploads.push(upload);
+  c.add("uploads", upload);
 
   // Counted in the library at once: a new asset at the head of the list.
   const after = await assetHead(c, "UPL-7");
@@ -185,7 +187,7 @@ async function proxyPath(c: CheckContext, t: Ticket, png: Uint8Array): Promise<v
     return;
   }
   c.expect(done!.json?.reference === t.reference && done!.json?.bytes_stored === png.length, "UPL-8", `the completion answered ${JSON.stringify(done!.json)}; expected reference ${t.reference} and bytes_stored ${png.length}`, done);
-  c.shared.uploads.push({ reference: String(t.reference), via: "proxy", bytes: png });
+  c.add("uploads", { reference: String(t.reference), via: "proxy", bytes: png });
   const again = await proxyPut(c, t, type, png, "UPL-8");
   c.refusal(again!, "duplicate_key_conflict", "UPL-8", "a second completion of the same ticket through the proxy");
   const direct = await storagePut(c, t, exactly(t), png, "ST-7");

@@ -5,8 +5,8 @@
 // Operations left out say why (`SKIPPED`).
 import fc from "fast-check";
 import { deref, detailReasons, operationById, schemaValidator, singleValue, toDetails, validateChosen, type Detail, type Json, type JsonObject, type Operation } from "../../../contract/index.ts";
-import type { CheckContext } from "../../facts/context.ts";
 import { anyText, arbitraryOf, pattern, stringOfLength, view, type Path, type Real, type RealValues } from "./schema.ts";
+import { type CheckContext } from "../../facts/check.ts";
 
 /** A body variant: one branch of a `oneOf` body (a submit type), or the body's one schema. */
 export interface Variant {
