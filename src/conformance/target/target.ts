@@ -6,6 +6,7 @@
 // (and every frame of a stream) is handed to the run's sink. A server that cannot be
 // reached, or stays silent SILENT_LIMIT times in a row, stops the run; one request left
 // unanswered is a finding of the check that sent it. Requests are sequential.
+import { isLoopbackHost } from "../../common/loopback.ts";
 import { errorCodeOf, exchangeOf, isV1, said, type Exchange, type RequestSpec } from "./exchange.ts";
 import { pairWindow, rateLimitPair, type Window } from "./rate-window.ts";
 import type { SentRequest } from "./record.ts";
@@ -103,7 +104,7 @@ export class Target {
       const u = new URL(link, this.options.baseUrl);
       const base = new URL(this.options.baseUrl);
       const via = this.options.viaUrl ? new URL(this.options.viaUrl) : undefined;
-      const sameHost = (a: URL, b: URL) => a.protocol === b.protocol && a.port === b.port && (a.hostname === b.hostname || (isLoopback(a.hostname) && isLoopback(b.hostname)));
+      const sameHost = (a: URL, b: URL) => a.protocol === b.protocol && a.port === b.port && (a.hostname === b.hostname || (isLoopbackHost(a.hostname) && isLoopbackHost(b.hostname)));
       if (!sameHost(u, base) && !(via && sameHost(u, via))) return undefined;
       return u.pathname + u.search;
     } catch {
@@ -300,8 +301,4 @@ export class Target {
     }
     return new NoAnswer(described, error, sent, rule);
   }
-}
-
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "127.0.0.1" || host === "[::1]" || host === "::1";
 }

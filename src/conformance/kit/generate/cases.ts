@@ -8,7 +8,7 @@
 // same cases.
 import fc from "fast-check";
 import type { Json } from "../../../contract/index.ts";
-import { FAULT_REASON, dotted, edgeValues, fieldFaults, fieldsOf, minimalValue, placed, rootUnknownField, validValues, view, type Field, type FieldFault, type Path, type RealValues } from "./schema.ts";
+import { FAULT_REASON, dotted, edgeValues, fieldFaults, fieldsOf, minimalValue, placed, rootUnknownField, validValues, valueAt, view, type Field, type FieldFault, type Path, type RealValues } from "./schema.ts";
 import { ruleOf, variantValues, type Known, type Param, type Plan, type Variant } from "./plans.ts";
 
 /** Faults of the body as a whole. */
@@ -286,7 +286,7 @@ function randomInvalid(ctx: Context, seed: number, count: number, validPool: Cas
     if (f.where === "body" && f.path && base.body !== undefined && template.variant === base.variant) {
       const variant = ctx.plan.body!.variants.find((x) => x.name === base.variant)!;
       const real = variantValues(ctx.plan, variant, ctx.known);
-      const value = template.body === undefined ? undefined : valueAtPath(template.body, f.path);
+      const value = template.body === undefined ? undefined : valueAt(template.body, f.path);
       const c = bodyFault(ctx, base, variant, real, { kind: f.kind as FieldFault["kind"], path: f.path, describe: f.describe, ...(value !== undefined ? { value } : {}) }, base.body);
       if (c) {
         specialExpectation(ctx, c);
@@ -299,12 +299,6 @@ function randomInvalid(ctx: Context, seed: number, count: number, validPool: Cas
     }
   }
   return out;
-}
-
-function valueAtPath(body: Json, path: Path): Json | undefined {
-  let node: any = body;
-  for (const k of path) node = node === null || typeof node !== "object" ? undefined : node[k];
-  return node;
 }
 
 function distinct(list: Case[]): Case[] {
