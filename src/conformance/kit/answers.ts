@@ -1,18 +1,18 @@
-// How the stateful walk judges the answers of the routes that take an id: an object that
-// is gone answers 404 `not_found` everywhere (a batch read leaves it out), never 2xx; and
-// the answer for another account's object is the answer for a missing one.
+// How two answers compare: records read at the same status have the same fields, and the
+// answer for another account's object is exactly the answer for one that does not exist
+// (status, code, body shape, message with the ids put aside), on one route or on every
+// route that takes an id.
 import { isCollection } from "../judge/broken-rule.ts";
 import type { Sequence } from "./sequence.ts";
 import { lists } from "./gone.ts";
-import { errorCodeOf, type Exchange } from "../target/exchange.ts";
+import { errorCodeOf, type Exchange, succeeded } from "../target/exchange.ts";
 import { type CheckContext } from "../facts/check.ts";
 
-const ok = (ex: Exchange) => ex.status >= 200 && ex.status < 300;
 
 /** The other account's key on this account's object, and on an id nobody has: the same answer. */
 export function judgeForeign(seq: Sequence, rule: string, foreign: Exchange, missing: Exchange, ids: [string, string], what: string): void {
   const op = foreign.operation?.operationId ?? "";
-  if (isCollection(op) && ok(foreign)) {
+  if (isCollection(op) && succeeded(foreign)) {
     seq.expect(!lists(foreign, ids[0]), rule, `${what}: another account's object ${ids[0]} is among the records`, foreign);
     if (!lists(foreign, ids[0])) seq.expect(foreign.status === missing.status, rule, `${what}: another account's id answered ${foreign.status}, a missing one ${missing.status}`, foreign);
     return;

@@ -3,17 +3,17 @@
 // Schemathesis' `use_after_free`): every route that takes its id, as the contract's
 // links name them, answers 404 `not_found` (a batch read leaves it out), and the list of
 // its kind no longer holds it. Used by the stateful walk and by the default run's
-// sequences alike; only the bodies differ (generated, or written by hand).
+// sequences alike; only the bodies differ (generated, or written by hand). `sweepGone`
+// sweeps for one object the run made go (the fact `gone`, or one the check made go itself).
 import { operationById, type Json, type Operation } from "../../contract/index.ts";
 import { isCollection } from "../judge/broken-rule.ts";
 import { randomToken } from "./ids.ts";
 import { ASSETS, FOLDERS, GENERATIONS, idRoutes } from "./objects.ts";
 import { Sequence } from "./sequence.ts";
-import { type Exchange, errorCodeOf, operationLabel } from "../target/exchange.ts";
+import { type Exchange, errorCodeOf, operationLabel, succeeded } from "../target/exchange.ts";
 import { type GoneObject } from "../facts/learnt.ts";
 import { type CheckContext } from "../facts/check.ts";
 
-const ok = (ex: Exchange) => ex.status >= 200 && ex.status < 300;
 
 /** The list that shows objects of a kind, as a path to read (the first page of the largest size). */
 const LISTS: Readonly<Record<string, string>> = {
@@ -95,10 +95,10 @@ export function judgeGone(seq: Sequence, rule: string, ex: Exchange, id: string,
   const op = ex.operation?.operationId ?? "";
   const code = errorCodeOf(ex.json);
   if (isCollection(op)) {
-    seq.expect(!(ok(ex) && lists(ex, id)), rule, `${what}: the gone object ${id} is still among the records (${ex.status})`, ex);
+    seq.expect(!(succeeded(ex) && lists(ex, id)), rule, `${what}: the gone object ${id} is still among the records (${ex.status})`, ex);
     return;
   }
-  if (ok(ex)) {
+  if (succeeded(ex)) {
     seq.fail(rule, `${what} answered ${ex.status}: the gone object ${id} was acted on; it answers 404 not_found`, ex);
     return;
   }

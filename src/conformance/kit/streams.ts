@@ -1,6 +1,16 @@
-// What a client sees of an event stream whose credential is taken away.
+// What a client reads of the event stream: a generation's status changes on it, the
+// statuses no change follows, and what it sees when the stream's credential is taken away.
+import type { CheckContext } from "../facts/check.ts";
 import { errorCodeOf } from "../target/exchange.ts";
-import { type CheckContext } from "../facts/check.ts";
+import type { EventStream, Frame } from "../target/stream.ts";
+
+/** The statuses of a generation no change follows (a deletion aside). */
+export const FINAL: ReadonlySet<string> = new Set(["DONE", "FAILED"]);
+
+/** The status-change frames of generation `id` the stream carried, in order. */
+export function framesOf(s: EventStream, id: string): Frame[] {
+  return s.frames.filter((f) => f.event === "generation.status_changed" && f.data?.id === id);
+}
 
 /**
  * The stream opened with a credential that was then revoked (an access token, or an API

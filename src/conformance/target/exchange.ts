@@ -154,6 +154,11 @@ export function said(ex: { status: number; json?: unknown }): string {
   return `${ex.status}${code ? ` ${code}` : ""}`;
 }
 
+/** The answer is a success (2xx). */
+export function succeeded(ex: { status: number }): boolean {
+  return ex.status >= 200 && ex.status < 300;
+}
+
 /** The answer is on `/v1`. */
 export function isV1(ex: { path: string }): boolean {
   return ex.path === "/v1" || ex.path.startsWith("/v1/") || ex.path.startsWith("/v1?");

@@ -1,5 +1,5 @@
 // What stops a request, a check or the whole run short: one home for those errors, and
-// what the runner does with each (runner.ts). A request without an answer is a finding of
+// what the runner does with each (run/runner.ts). A request without an answer is a finding of
 // the check that sent it; the others end the run, saying why once.
 import type { SentRequest } from "./record.ts";
 

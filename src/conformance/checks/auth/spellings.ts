@@ -4,7 +4,7 @@
 // first rung, AUTH-7); the trailing slash also with a key that lacks the route's scope
 // (AUTH-6), and on the session-only routes with an API key (W-11, with --allow-writes:
 // served, they would change the subscription). Such a request is refused as the route refuses it, or is no route at all
-// (404); never served. The requests change nothing even if served (see every-route.ts).
+// (404); never served. The requests change nothing even if served (see kit/routes.ts).
 import type { Operation } from "../../../contract/index.ts";
 import { scopedKeys } from "../../kit/credentials.ts";
 import { harmless, held, HELD_FACTS, selects, sendTo, served, sessionOnlyOperations, v1Operations } from "../../kit/routes.ts";

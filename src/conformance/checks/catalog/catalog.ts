@@ -1,7 +1,6 @@
 // The model catalog (weak ETag, 304, `type` narrows) and knowledge articles (capped, not
 // paged, editorial order, `not_found`).
 import { randomToken } from "../../kit/ids.ts";
-import { errorCodeOf } from "../../target/exchange.ts";
 import { type Check } from "../../facts/check.ts";
 
 export const models: Check = {

@@ -2,7 +2,6 @@
 // request (and, over the run, whether the server translates at all), a body that is not
 // JSON refused cleanly, an unknown route answered `not_found`.
 import { randomToken } from "../../kit/ids.ts";
-import { errorCodeOf } from "../../target/exchange.ts";
 import { type Check } from "../../facts/check.ts";
 
 export const envelope: Check = {

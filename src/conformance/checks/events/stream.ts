@@ -1,6 +1,6 @@
 // The event stream without creating anything: it opens, unknown types are refused, an
 // unknown Last-Event-ID gets `reset` first (and its fresh id resumes), the per-key
-// stream limit, and the heartbeat. Numbers come from the contract (streamLimits()).
+// stream limit. Numbers come from the contract (streamLimits()).
 import { streamLimits } from "../../../contract/index.ts";
 import type { EventStream } from "../../target/stream.ts";
 import { randomToken } from "../../kit/ids.ts";
@@ -9,8 +9,6 @@ import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const FIRST_FRAME_MS = 5_000;
 const QUIET_MS = 750;
-/** Slack on top of the contract's heartbeat interval (network, timers). */
-const HEARTBEAT_SLACK_S = 3;
 
 export const streamBasics: Check = {
   name: "event stream: opening, types, reset, resume of a fresh id",

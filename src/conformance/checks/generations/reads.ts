@@ -2,10 +2,10 @@
 // ids that read back, result files only for their owner, and another account's
 // objects answering exactly like objects that do not exist.
 import { bound } from "../../../contract/index.ts";
-import { randomToken, fakeIds } from "../../kit/ids.ts";
+import { fakeIds } from "../../kit/ids.ts";
 import { sameShape, likeMissing } from "../../kit/answers.ts";
-import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
-import { type Check, type CheckContext } from "../../facts/check.ts";
+import { errorCodeOf } from "../../target/exchange.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const BATCH_MAX = bound("GenerationStatusRequest", "ids", "maxItems");
 

@@ -9,7 +9,7 @@
 // model id at both lengths); without `limit` a page holds the contract's default. The
 // submit's body is probed through the price estimate (the same body, refused the same
 // way, PRICE-7, and free). The cases and their judgement are the generator's
-// (../generate/), one request each.
+// (kit/generate/, send-cases.ts), one request each.
 import fc from "fast-check";
 import { operations, type Json } from "../../../contract/index.ts";
 import { baseCase, bodyFault, fieldOfParam, queryFault, queryText, specialExpectation, type Case, type Context } from "../../kit/generate/cases.ts";

@@ -16,13 +16,12 @@ import { bodyWith, FOLDERS, GENERATIONS, validBodies } from "../../kit/objects.t
 import { answered, type Sequence } from "../../kit/sequence.ts";
 import { begin, knownWith, seedOf, selected, sequence, type Walk } from "../../kit/walk.ts";
 import { randomToken } from "../../kit/ids.ts";
-import { errorCodeOf, said, type Exchange } from "../../target/exchange.ts";
+import { errorCodeOf, said, type Exchange, succeeded } from "../../target/exchange.ts";
 
 export const GENERATION_RULES = ["GEN-2", "BATCH-1", "EVT-11", "REP-3"];
 export const FOLDER_RULES = ["LIB-3", "LIB-4", "LIB-5"];
 export const READ_RULES = ["GEN-2", "BATCH-1", "LIB-1", "LIB-6"];
 
-const ok = (ex: Exchange) => ex.status >= 200 && ex.status < 300;
 
 /** Sends what a link makes of an answer (a valid generated body with its template merged in). */
 async function along(seq: Sequence, w: Walk, link: Link, source: Exchange, item: number | undefined, body?: unknown, extra: { binary?: boolean; headersOnly?: boolean } = {}): Promise<Exchange | undefined> {
@@ -44,7 +43,7 @@ function rule(operationId: string): string {
 function readsIt(seq: Sequence, link: Link, ex: Exchange | undefined, id: string): void {
   if (!ex) return;
   const binary = ex.operation?.operationId === "readLibraryAssetContent";
-  seq.expect(ok(ex) && (binary || lists(ex, id)), rule(link.operationId), `link ${link.name} to ${id} answered ${said(ex)}${ok(ex) ? " without the object" : ""}`, ex);
+  seq.expect(succeeded(ex) && (binary || lists(ex, id)), rule(link.operationId), `link ${link.name} to ${id} answered ${said(ex)}${succeeded(ex) ? " without the object" : ""}`, ex);
 }
 
 /**
@@ -86,7 +85,7 @@ async function generation(seq: Sequence, w: Walk, opened: { stream?: EventStream
   let created: Exchange | undefined;
   for (const [i, body] of candidates.entries()) {
     const ex = await c.request({ method: "POST", path: "/v1/generations", json: body, headers: { "idempotency-key": `conformance-walk-${w.seed}-${i}-${randomToken()}` }, rule: "SUB-1" });
-    if (ok(ex) && typeof ex.json?.id === "string") {
+    if (succeeded(ex) && typeof ex.json?.id === "string") {
       created = ex;
       break;
     }
@@ -117,7 +116,7 @@ async function generation(seq: Sequence, w: Walk, opened: { stream?: EventStream
       case "readGeneration": {
         const ex = await along(seq, w, link, created, undefined);
         readsIt(seq, link, ex, id);
-        if (ex && ok(ex)) {
+        if (ex && succeeded(ex)) {
           status = String(ex.json?.status);
           outputs = (Array.isArray(ex.json?.output_urls) ? ex.json.output_urls : []).map((u: unknown) => c.target.pathOf(String(u))).filter((p: string | undefined): p is string => Boolean(p));
         }
@@ -162,7 +161,7 @@ export async function folderLife(w: Walk): Promise<void> {
       seq.skip(FOLDER_RULES, "the account holds the maximum number of folders");
       return;
     }
-    if (!seq.expect(ok(made), "LIB-3", `creating a folder answered ${said(made)}`, made)) return;
+    if (!seq.expect(succeeded(made), "LIB-3", `creating a folder answered ${said(made)}`, made)) return;
     // The create reply is not shown: the folder is found in the list, and the list's links followed for it.
     const list = await seq.send("listLibraryFolders", { method: "GET", path: "/v1/library/folders", rule: "LIB-3" });
     const item = Array.isArray(list.json?.data) ? list.json.data.findIndex((f: any) => f?.name === name) : -1;
@@ -173,14 +172,14 @@ export async function folderLife(w: Walk): Promise<void> {
       if (link.operationId === "changeLibraryFolder") {
         const renamed = `${name} renamed`;
         const ex = await along(seq, w, link, list, item, { name: renamed });
-        if (!ex || !seq.expect(ok(ex), "LIB-4", `link ${link.name} (a new name) answered ${said(ex)}`, ex)) continue;
+        if (!ex || !seq.expect(succeeded(ex), "LIB-4", `link ${link.name} (a new name) answered ${said(ex)}`, ex)) continue;
         accepted.set(link.operationId, { name: `${renamed} again` });
         const again = await seq.send("listLibraryFolders", { method: "GET", path: "/v1/library/folders", rule: "LIB-4" });
         const now = Array.isArray(again.json?.data) ? again.json.data.find((f: any) => f?.id === id) : undefined;
         seq.expect(now?.name === renamed, "LIB-4", `after link ${link.name} the folder is listed as ${JSON.stringify(now?.name)}, not ${JSON.stringify(renamed)}`, again);
       } else if (link.operationId === "deleteLibraryFolder") {
         const ex = await along(seq, w, link, list, item);
-        if (!ex || !seq.expect(ok(ex), "LIB-5", `link ${link.name} answered ${said(ex)}`, ex)) continue;
+        if (!ex || !seq.expect(succeeded(ex), "LIB-5", `link ${link.name} answered ${said(ex)}`, ex)) continue;
         deleted = true;
         const after = await seq.send("listLibraryFolders", { method: "GET", path: "/v1/library/folders", rule: "LIB-5" });
         seq.expect(!lists(after, id), "LIB-5", `the deleted folder ${id} is still listed`, after);
@@ -207,7 +206,7 @@ export async function readLinks(w: Walk): Promise<void> {
         const read = await along(seq, w, link, page, 0);
         readsIt(seq, link, read, id);
         // The read's own links that read (the batch read); the writes are walked by the generation's sequence.
-        for (const next of read && ok(read) ? linksOf(link.operationId, read.status) : []) {
+        for (const next of read && succeeded(read) ? linksOf(link.operationId, read.status) : []) {
           if (next.operationId === "readGenerationStatuses") readsIt(seq, next, await along(seq, w, next, read!, undefined), id);
         }
       }
@@ -240,7 +239,7 @@ async function assetLinks(seq: Sequence, w: Walk): Promise<void> {
         continue;
       }
       const ex = await along(seq, w, link, page, item);
-      if (!ex || !seq.expect(ok(ex), "LIB-6", `link ${link.name} answered ${said(ex)}`, ex)) continue;
+      if (!ex || !seq.expect(succeeded(ex), "LIB-6", `link ${link.name} answered ${said(ex)}`, ex)) continue;
       const after = await seq.send("listLibraryAssets", { method: "GET", path: "/v1/library/assets?limit=100", rule: "LIB-6" });
       const now = Array.isArray(after.json?.data) ? after.json.data.find((a: any) => a?.id === id) : undefined;
       seq.expect((now?.folder_id ?? null) === null, "LIB-6", `after link ${link.name} the asset's folder_id is ${JSON.stringify(now?.folder_id)}, not the root (null)`, after);

@@ -1,7 +1,7 @@
 // The stateful walk of a generated run (`--generate`): after the generated cases, the
 // objects' lives along the contract's links. Another account's ids on every route that
 // takes one, and credentials with fewer scopes on every route that needs a scope, are
-// properties of every run (../properties/sweeps.ts), not steps of this walk.
+// properties of every run (checks/other-account/, checks/auth/fewer-scopes.ts), not steps of this walk.
 import type { Known } from "../../kit/generate/plans.ts";
 import type { SequenceRun } from "../../facts/generated.ts";
 import { FOLDER_RULES, folderLife, GENERATION_RULES, generationLife, READ_RULES, readLinks } from "./lifecycles.ts";

@@ -6,7 +6,7 @@
 import { moneyOf, sameMoney } from "../../kit/money.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { likeMissing } from "../../kit/answers.ts";
-import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { errorCodeOf, type Exchange, succeeded } from "../../target/exchange.ts";
 import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const RULES = ["LIB-3", "LIB-4", "LIB-5", "LIB-6", "LIB-7", "LIB-2", "PAGE-6"];
@@ -24,9 +24,6 @@ async function findAsset(c: CheckContext, id: string, rule: string): Promise<{ e
   return { ex, asset };
 }
 
-function ok(ex: Exchange): boolean {
-  return ex.status >= 200 && ex.status < 300;
-}
 
 function path(id: string): string {
   return `/v1/library/folders/${encodeURIComponent(id)}`;
@@ -67,7 +64,7 @@ export const library: Check = {
       c.refusal(clash, "folder_name_taken", "LIB-4", "renaming a folder to another folder's name");
       const renamed = `${nameB} renamed`;
       const rename = await c.request({ method: "PATCH", path: path(b.id), json: { name: renamed }, rule: "LIB-4" });
-      if (c.expect(ok(rename), "LIB-4", `renaming a folder answered ${rename.status} ${errorCodeOf(rename.json) ?? ""}`, rename)) {
+      if (c.expect(succeeded(rename), "LIB-4", `renaming a folder answered ${rename.status} ${errorCodeOf(rename.json) ?? ""}`, rename)) {
         const { list, ex } = await listFolders(c, "LIB-4");
         const now = list?.find((f) => f.id === b.id);
         c.expect(now?.name === renamed, "LIB-4", `after the rename the folder is listed as ${JSON.stringify(now?.name)}, not ${JSON.stringify(renamed)}`, ex);
@@ -76,7 +73,7 @@ export const library: Check = {
       const target = before?.find((f) => f.id === a.id)?.position;
       if (Number.isInteger(target)) {
         const move = await c.request({ method: "PATCH", path: path(b.id), json: { position: target }, rule: "LIB-4" });
-        if (c.expect(ok(move), "LIB-4", `moving a folder to position ${target} answered ${move.status} ${errorCodeOf(move.json) ?? ""}`, move)) {
+        if (c.expect(succeeded(move), "LIB-4", `moving a folder to position ${target} answered ${move.status} ${errorCodeOf(move.json) ?? ""}`, move)) {
           const { list, ex } = await listFolders(c, "LIB-4");
           const now = list?.find((f) => f.id === b.id);
           c.expect(now?.position === target, "LIB-4", `after asking for position ${target} the folder is at ${JSON.stringify(now?.position)}`, ex);
@@ -92,8 +89,8 @@ export const library: Check = {
       for (const id of created) {
         const ex = await c.request({ method: "DELETE", path: path(id), rule: "LIB-5" });
         // Already gone (another account's refused delete that was not refused): LIB-7 says so.
-        if (ex.status !== 404) c.expect(ok(ex), "LIB-5", `deleting the suite's folder ${id} answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex);
-        if (ok(ex) && !c.known("gone").some((g) => g.kind === "library/folders")) c.add("gone", { kind: "library/folders", id, rule: "LIB-5", why: "its delete" });
+        if (ex.status !== 404) c.expect(succeeded(ex), "LIB-5", `deleting the suite's folder ${id} answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex);
+        if (succeeded(ex) && !c.known("gone").some((g) => g.kind === "library/folders")) c.add("gone", { kind: "library/folders", id, rule: "LIB-5", why: "its delete" });
       }
       if (created.length > 0) {
         const { list, ex } = await listFolders(c, "LIB-5");
@@ -115,7 +112,7 @@ async function nameFreed(c: CheckContext, name: string): Promise<void> {
   if (!list || list.some((f) => f.name === name)) return;
   const ex = await c.post("/v1/library/folders", { name }, "LIB-3");
   if (ex.status === 409 && errorCodeOf(ex.json) === "folder_limit_reached") return;
-  if (!c.expect(ok(ex), "LIB-3", `a new folder named like a deleted one (${JSON.stringify(name)}) answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}: the name is no folder's any more`, ex)) return;
+  if (!c.expect(succeeded(ex), "LIB-3", `a new folder named like a deleted one (${JSON.stringify(name)}) answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}: the name is no folder's any more`, ex)) return;
   const { list: now } = await listFolders(c, "LIB-3");
   for (const f of now?.filter((x) => x.name === name) ?? []) await c.request({ method: "DELETE", path: path(String(f.id)), rule: "LIB-3" });
 }
@@ -128,7 +125,7 @@ async function createFolder(c: CheckContext, name: string): Promise<Folder | und
     c.pass("LIB-3", "folder_limit_reached answered at the account's maximum");
     return undefined;
   }
-  if (!c.expect(ok(ex), "LIB-3", `creating a folder answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex)) return undefined;
+  if (!c.expect(succeeded(ex), "LIB-3", `creating a folder answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex)) return undefined;
   const { list, ex: read } = await listFolders(c, "LIB-3");
   const found = list?.filter((f) => f.name === name) ?? [];
   if (!c.expect(found.length === 1, "LIB-3", `the new folder ${JSON.stringify(name)} is listed ${found.length} times`, read)) return undefined;
@@ -140,7 +137,7 @@ async function createFolder(c: CheckContext, name: string): Promise<Folder | und
 async function items(c: CheckContext, item: string, folderA: string, folderB: string, created: string[]): Promise<void> {
   const moveTo = async (folder: string | null) => {
     const ex = await c.post("/v1/library/move", { item_ids: [item], folder_id: folder }, "LIB-6");
-    if (!c.expect(ok(ex), "LIB-6", `moving an asset to ${folder ?? "the root"} answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex)) return false;
+    if (!c.expect(succeeded(ex), "LIB-6", `moving an asset to ${folder ?? "the root"} answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex)) return false;
     const { asset, ex: read } = await findAsset(c, item, "LIB-6");
     return c.expect(asset !== undefined && (asset.folder_id ?? null) === folder, "LIB-6", `after moving it to ${folder ?? "the root"} the asset's folder_id is ${JSON.stringify(asset?.folder_id)}`, read);
   };
@@ -150,7 +147,7 @@ async function items(c: CheckContext, item: string, folderA: string, folderB: st
 
   // Deleting the folder deletes only the folder: its contents return to the root.
   const del = await c.request({ method: "DELETE", path: path(folderA), rule: "LIB-5" });
-  if (!c.expect(ok(del), "LIB-5", `deleting a folder answered ${del.status} ${errorCodeOf(del.json) ?? ""}`, del)) return;
+  if (!c.expect(succeeded(del), "LIB-5", `deleting a folder answered ${del.status} ${errorCodeOf(del.json) ?? ""}`, del)) return;
   created.splice(created.indexOf(folderA), 1);
   // Every route that takes the folder's id, after the checks below (the move with this asset, so that only the folder's absence can refuse it).
   c.add("gone", { kind: "library/folders", id: folderA, rule: "LIB-5", why: "its delete", bodies: { moveLibraryItems: { item_ids: [item], folder_id: folderA } } });

@@ -10,10 +10,10 @@ import { windowOf } from "../../target/rate-window.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
 import { type Check, type CheckContext } from "../../facts/check.ts";
+import { FINAL } from "../../kit/streams.ts";
 
 /** The most generations the sequence starts to fill the slots. */
 export const MAX_SUBMITS = 10;
-const FINAL = new Set(["DONE", "FAILED"]);
 
 const busy = (ex: Exchange) => ex.status === 429 && errorCodeOf(ex.json) === "rate_limited" && Array.isArray(ex.json?.error?.details) && ex.json.error.details.some((d: any) => d?.reason === "concurrency");
 

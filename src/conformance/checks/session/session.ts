@@ -7,15 +7,12 @@
 // leaving the subscription as it was found (cancelled again, or renewing again).
 import { fakeIds } from "../../kit/ids.ts";
 import { windowOf } from "../../target/rate-window.ts";
-import { errorCodeOf, type Exchange, type RequestSpec } from "../../target/exchange.ts";
+import { errorCodeOf, type Exchange, type RequestSpec, succeeded } from "../../target/exchange.ts";
 import { type Check, type CheckContext } from "../../facts/check.ts";
 
 const FOREIGN_ORIGIN = "https://conformance.invalid";
 const SUBS = ["SUBS-1", "SUBS-2", "SUBS-3", "SUBS-4"];
 
-function ok(ex: Exchange): boolean {
-  return ex.status >= 200 && ex.status < 300;
-}
 
 /** The request options of a call over the session cookie (no Authorization). */
 type Session = Pick<RequestSpec, "key" | "label" | "rule" | "headers" | "direct">;
@@ -95,13 +92,13 @@ async function actions(c: CheckContext, as: (rule: string) => Session, seen: (ex
   const resume = async () => {
     const ex = await post("/v1/subscription/resume", undefined, "SUBS-1");
     if (c.unavailable(ex, SUBS)) return undefined;
-    c.expect(ok(ex) && "next_pay_date" in (ex.json ?? {}), "SUBS-1", `resume answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}, not next_pay_date`, ex);
-    return ok(ex);
+    c.expect(succeeded(ex) && "next_pay_date" in (ex.json ?? {}), "SUBS-1", `resume answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}, not next_pay_date`, ex);
+    return succeeded(ex);
   };
   const cancel = async () => {
     const ex = await post("/v1/subscription/cancel", { reason_text: "Conformance check: the suite resumes it at once." }, "SUBS-2");
-    c.expect(ok(ex) && "plan_ends_at" in (ex.json ?? {}) && typeof ex.json?.superseded === "boolean", "SUBS-2", `cancel answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}, not plan_ends_at and superseded`, ex);
-    return ok(ex);
+    c.expect(succeeded(ex) && "plan_ends_at" in (ex.json ?? {}) && typeof ex.json?.superseded === "boolean", "SUBS-2", `cancel answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}, not plan_ends_at and superseded`, ex);
+    return succeeded(ex);
   };
 
   if (wasCancelled) {
@@ -127,7 +124,7 @@ async function actions(c: CheckContext, as: (rule: string) => Session, seen: (ex
 
 async function cardChange(c: CheckContext, post: (path: string, body: unknown, rule: string) => Promise<Exchange>): Promise<void> {
   const start = await post("/v1/subscription/card-change", undefined, "SUBS-3");
-  if (!c.expect(ok(start) && typeof start.json?.payment_id === "string", "SUBS-3", `card-change answered ${start.status} ${errorCodeOf(start.json) ?? ""}, not a payment_id`, start)) {
+  if (!c.expect(succeeded(start) && typeof start.json?.payment_id === "string", "SUBS-3", `card-change answered ${start.status} ${errorCodeOf(start.json) ?? ""}, not a payment_id`, start)) {
     c.skip(["SUBS-4"], "no card change was started");
     return;
   }
@@ -138,5 +135,5 @@ async function cardChange(c: CheckContext, post: (path: string, body: unknown, r
     return;
   }
   const body = done.json ?? {};
-  c.expect(ok(done) && ["card", "next_pay_date", "resumed", "charge"].every((k) => k in body) && typeof body.resumed === "boolean", "SUBS-4", `card-change/complete answered ${done.status} ${errorCodeOf(done.json) ?? ""}, not card, next_pay_date, resumed and charge`, done);
+  c.expect(succeeded(done) && ["card", "next_pay_date", "resumed", "charge"].every((k) => k in body) && typeof body.resumed === "boolean", "SUBS-4", `card-change/complete answered ${done.status} ${errorCodeOf(done.json) ?? ""}, not card, next_pay_date, resumed and charge`, done);
 }

@@ -7,7 +7,7 @@
 // `api_key_revoked`, also those it was accepted on before: no cache of key checks).
 import { operations, type Operation } from "../../../contract/index.ts";
 import { isUnrouted } from "../../judge/broken-rule.ts";
-import { terminated } from "../../kit/streams.ts";
+import { terminated, framesOf } from "../../kit/streams.ts";
 import { harmless, held, HELD_FACTS } from "../../kit/routes.ts";
 import { Sequence } from "../../kit/sequence.ts";
 import type { EventStream, Frame } from "../../target/stream.ts";
@@ -22,9 +22,6 @@ const EVENT_MS = 3_000;
 const QUIET_MS = 300;
 const WHY = "(the library's `control`; the CLI's own simulator has one)";
 
-function framesOf(s: EventStream, id: string): Frame[] {
-  return s.frames.filter((f) => f.event === "generation.status_changed" && f.data?.id === id);
-}
 
 /** Calls the control; a refusal of the control itself is noted on `rules`, not a finding. */
 async function controlled(c: CheckContext, rules: readonly string[], what: string, act: () => Promise<void>): Promise<boolean> {

@@ -3,12 +3,8 @@
 // library check deleted, and, where the caller can cancel or delete generations
 // (`control`), those. Every route that takes the id answers 404 `not_found` (a batch
 // read leaves it out), and the list of its kind no longer holds it.
-import type { Json, Operation } from "../../../contract/index.ts";
-import { goneEverywhere, sweepGone } from "../../kit/gone.ts";
-import { Sequence } from "../../kit/sequence.ts";
-import { randomToken } from "../../kit/ids.ts";
-import { type Check, type CheckContext } from "../../facts/check.ts";
-import { type GoneObject } from "../../facts/learnt.ts";
+import { sweepGone } from "../../kit/gone.ts";
+import { type Check } from "../../facts/check.ts";
 
 export const GONE_RULES = ["REP-3", "LIB-5"];
 

@@ -9,23 +9,19 @@
 // - every status the generation was read in comes on the event stream, in order, and
 //   none of its events on a stream of the other types;
 // - the balance moved by the ledger rows the submit wrote.
-import type { EventStream, Frame } from "../../target/stream.ts";
+import type { EventStream } from "../../target/stream.ts";
 import { accountState, learnSubmitCounter, newGenerations, sameMoney, submitsSpent, type AccountState, type SubmitCounter } from "../../kit/money.ts";
 import { firstPage, nextPage, whole } from "../../kit/pages.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { outputPaths } from "../../kit/gone.ts";
-import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { errorCodeOf, type Exchange, succeeded } from "../../target/exchange.ts";
 import { type Check, type CheckContext } from "../../facts/check.ts";
+import { framesOf, FINAL } from "../../kit/streams.ts";
 
 export const SUBMIT_SEQUENCE_RULES = ["SUB-2", "LIM-5", "PAGE-4", "PRICE-1", "PRICE-4", "EVT-11", "EVT-10", "BILL-1", "W-8"];
 
-const FINAL = new Set(["DONE", "FAILED"]);
 
-const ok = (ex: Exchange) => ex.status >= 200 && ex.status < 300;
 
-function framesOf(s: EventStream, id: string): Frame[] {
-  return s.frames.filter((f) => f.event === "generation.status_changed" && f.data?.id === id);
-}
 
 export const submitSequence: Check = {
   name: "across calls: a submit between page reads, its replay, an estimate, its statuses on the stream",
@@ -73,7 +69,7 @@ async function sequence(c: CheckContext, body: Record<string, unknown>, stream: 
   const ledger = await firstPage(c, "/v1/billing/transactions", "the ledger", "PAGE-4", whole, s0.ledger);
 
   const first = await submit(key);
-  if (!ok(first) || typeof first.json?.id !== "string") {
+  if (!succeeded(first) || typeof first.json?.id !== "string") {
     c.skip(SUBMIT_SEQUENCE_RULES, `the submit of a body the server priced answered ${first.status} ${errorCodeOf(first.json) ?? ""}`);
     return undefined;
   }

@@ -4,14 +4,14 @@
 // not replay history, newest-first order. Uses the cheapest body the server priced.
 import { moneyOf, sameMoney } from "../../kit/money.ts";
 import { shown } from "../../kit/describe.ts";
-import type { EventStream, Frame } from "../../target/stream.ts";
+import type { EventStream } from "../../target/stream.ts";
 import { randomToken } from "../../kit/ids.ts";
 import { overBound } from "../../kit/bounds.ts";
 import { sameShape } from "../../kit/answers.ts";
 import { errorCodeOf, said, type Exchange } from "../../target/exchange.ts";
 import { type Check, type CheckContext } from "../../facts/check.ts";
+import { framesOf, FINAL } from "../../kit/streams.ts";
 
-const FINAL = new Set(["DONE", "FAILED"]);
 const QUIET_MS = 750;
 const RESUME_MS = 3_000;
 const STEP_SECONDS = 2;
@@ -22,15 +22,7 @@ function key(): string {
   return `conformance-${randomToken()}`;
 }
 
-function framesOf(s: EventStream, id: string): Frame[] {
-  return s.frames.filter((f) => f.event === "generation.status_changed" && f.data?.id === id);
-}
 
-async function balance(c: CheckContext, rule: string): Promise<number | undefined> {
-  const me = await c.get("/v1/me", rule);
-  const v = me.json?.credits?.main_cc;
-  return typeof v === "number" ? v : undefined;
-}
 
 /** Waits (moving the clock when the caller controls it) until every id has a final status on the stream. */
 async function settle(c: CheckContext, s: EventStream, ids: string[]): Promise<boolean> {
@@ -70,7 +62,7 @@ async function run(c: CheckContext, base: Record<string, unknown>, s: EventStrea
     c.post("/v1/generations", b, rule, { headers: k === undefined ? {} : { "idempotency-key": k } });
 
   // Accepted: 202 (checkAnswer charges any other status to SUB-1), Location, the record.
-  const balanceBefore = await balance(c, "SUB-1");
+  const balanceBefore = await c.balance("SUB-1");
   if (balanceBefore !== undefined) c.learn("balanceBeforeSpend", balanceBefore);
   else c.notLearnt("balanceBeforeSpend", "GET /v1/me gave no credits.main_cc before the first submit");
   const first = await submit(body, k1, "SUB-1");
@@ -159,14 +151,14 @@ async function run(c: CheckContext, base: Record<string, unknown>, s: EventStrea
 
   // A replay after the change answers the record at its current status.
   const now = await c.get(`/v1/generations/${encodeURIComponent(a.id)}`, "SUB-2");
-  const money = await balance(c, "SUB-2");
+  const money = await c.balance("SUB-2");
   const late = await submit(body, k1, "SUB-2");
   // The status the replay must repeat is the one its read shows; without one, only the record is compared.
   const current: unknown = now.status === 200 ? now.json?.status : undefined;
   const reached = typeof current === "string" ? `reached ${current}` : `finished (its read answered ${said(now)}${now.status === 200 ? " without a status" : ""}, so the status to repeat is not known)`;
   c.expect(late.status === 202 && late.json?.id === a.id && (typeof current !== "string" || late.json?.status === current), "SUB-2", `a replay after the generation ${reached} answered ${said(late)} with ${late.json?.id === a.id ? `status ${shown(late.json?.status)}` : `the record of ${shown(late.json?.id)}, not of ${a.id}`}`, late);
   if (late.status === 202 && now.status === 200) sameShape(c, now.json, late.json, "in the read and in a replay", late);
-  const money2 = await balance(c, "SUB-2");
+  const money2 = await c.balance("SUB-2");
   if (money !== undefined && money2 !== undefined) c.expect(money === money2, "SUB-2", `a replay moved the balance from ${money} to ${money2} cc`);
 }
 

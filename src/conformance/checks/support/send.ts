@@ -6,15 +6,12 @@ import { randomUUID } from "node:crypto";
 import { bound } from "../../../contract/index.ts";
 import { moneyOf, sameMoney } from "../../kit/money.ts";
 import { randomToken } from "../../kit/ids.ts";
-import { errorCodeOf, type Exchange } from "../../target/exchange.ts";
+import { errorCodeOf, succeeded } from "../../target/exchange.ts";
 import { type Check } from "../../facts/check.ts";
 
 const MAX_IMAGES = bound("SupportMessageRequest", "images", "maxItems");
 const RULES = ["SUP-1", "SUP-3"];
 
-function ok(ex: Exchange): boolean {
-  return ex.status >= 200 && ex.status < 300;
-}
 
 export const supportSend: Check = {
   name: "sending to support",
@@ -32,7 +29,7 @@ export const supportSend: Check = {
 
     const first = await send({ text, images, client_msg_id: id }, "SUP-3");
     if (c.unavailable(first, RULES)) return;
-    if (!c.expect(ok(first), "SUP-3", `sending a message answered ${first.status} ${errorCodeOf(first.json) ?? ""}`, first)) return;
+    if (!c.expect(succeeded(first), "SUP-3", `sending a message answered ${first.status} ${errorCodeOf(first.json) ?? ""}`, first)) return;
     const m = first.json ?? {};
     c.expect(m.text === text, "SUP-1", `the message came back as ${JSON.stringify(m.text)}, not exactly as written`, first);
     c.expect(m.from === "user", "SUP-1", `a message the account sent is from ${JSON.stringify(m.from)}, not user`, first);
@@ -41,7 +38,7 @@ export const supportSend: Check = {
 
     // A replay answers the message already sent; the thread holds it once.
     const replay = await send({ text, images, client_msg_id: id }, "SUP-3");
-    if (c.expect(ok(replay), "SUP-3", `a replay with the same client_msg_id answered ${replay.status} ${errorCodeOf(replay.json) ?? ""}`, replay)) {
+    if (c.expect(succeeded(replay), "SUP-3", `a replay with the same client_msg_id answered ${replay.status} ${errorCodeOf(replay.json) ?? ""}`, replay)) {
       const r = replay.json ?? {};
       const same = r.text === m.text && (m.id === undefined || r.id === m.id) && (m.client_msg_id === undefined || r.client_msg_id === m.client_msg_id) && (m.created_at === undefined || r.created_at === m.created_at);
       c.expect(same, "SUP-3", `a replay answered another message (${JSON.stringify({ id: r.id, created_at: r.created_at })} vs ${JSON.stringify({ id: m.id, created_at: m.created_at })}), not the one already sent`, replay);
@@ -73,7 +70,7 @@ export const supportSend: Check = {
       const ex = await send({ text: `Conformance check ${randomToken()}: ${MAX_IMAGES} images, please ignore.`, images: three, client_msg_id: randomUUID() }, "SUP-3");
       const duplicate = ex.status === 400 && Array.isArray(ex.json?.error?.details) && ex.json.error.details.some((x: any) => x.reason === "duplicate");
       if (duplicate) c.skip(["SUP-3"], `${MAX_IMAGES} images not sent: the server refuses a repeated reference and this run has ${refs.length} distinct one(s)`);
-      else c.expect(ok(ex), "SUP-3", `a message with ${MAX_IMAGES} upload references answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex);
+      else c.expect(succeeded(ex), "SUP-3", `a message with ${MAX_IMAGES} upload references answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}`, ex);
     }
 
     c.skip(["SUP-2"], "that reading marks the thread read is not observable: the seed names no read marker");
