@@ -8,6 +8,7 @@ import type { ConformanceOptions } from "../facts/given.ts";
 import { FACTS, isGathered } from "../facts/learnt.ts";
 import { FactStore } from "../facts/store.ts";
 import { AnswerJudge } from "../judge/answer-checks/index.ts";
+import { INVARIANTS } from "../judge/invariants/index.ts";
 import { PrismFindings, type PrismFinding } from "../judge/prism.ts";
 import { Results, type RuleRow } from "../judge/results.ts";
 import type { MaskedExchange } from "../target/record.ts";
@@ -98,8 +99,9 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
   (options.scopedKeys ?? []).forEach((key, i) => labels.set(key, `scoped-${i + 1}`));
   const judge = new AnswerJudge(results, r.staticMock);
   const prism = new PrismFindings();
-  // Every exchange and frame of the run goes to these, in this order (the trace joins here: issue 24).
-  const sink = sinks(prism, judge);
+  const watches = INVARIANTS.map((invariant) => invariant.watch());
+  // Every exchange and frame of the run goes to these, in this order (a trace recorder joins here: issue 24).
+  const sink = sinks(prism, judge, ...watches);
   const target = new Target({
     baseUrl: r.baseUrl,
     viaUrl: options.viaUrl,
@@ -181,6 +183,11 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
     }
   } finally {
     target.closeAll();
+  }
+  // What the invariants found over the whole run.
+  for (const f of watches.flatMap((w) => w.findings())) {
+    if (f.held) results.pass(f.rule);
+    else results.fail(f.rule, f.message, f.cite);
   }
   // A rule that only generated inputs would have exercised says so.
   for (const id of generatedOnly) if (results.passes(id) === 0 && !results.failed(id)) results.skip(id, "exercised by generated inputs only (--generate)");
