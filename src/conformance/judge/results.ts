@@ -82,6 +82,19 @@ export class Results {
     readonly only?: readonly string[],
   ) {}
 
+  /**
+   * The bytes of text the results hold: every failure (its message, curl lines, steps), and
+   * every exchange they cite (as the report keeps it, and its record). What a run keeps of
+   * answers, for the test that holds it to a bound whatever the number of requests.
+   */
+  keptBytes(): number {
+    let bytes = 0;
+    for (const t of this.#tallies.values()) bytes += JSON.stringify(t).length;
+    for (const x of this.exchanges) bytes += JSON.stringify(x).length;
+    for (const r of this.#exchanges.keys()) bytes += r.body.text.length + (typeof r.sent.body === "string" ? r.sent.body.length : (r.sent.body?.length ?? 0)) + JSON.stringify(r.headers).length;
+    return bytes;
+  }
+
   /** Whether the rule is among those the run judges (`--only`). */
   selected(id: string): boolean {
     return !this.only?.length || onlyMatches(id, this.only);

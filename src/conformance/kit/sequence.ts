@@ -4,11 +4,12 @@
 import { matchOperation } from "../../contract/index.ts";
 import type { SequenceRun } from "../facts/generated.ts";
 import type { Answered } from "./links.ts";
-import { type Exchange, type RequestSpec } from "../target/exchange.ts";
+import type { Cited, Exchange, RequestSpec } from "../target/exchange.ts";
 import { type CheckContext } from "../facts/check.ts";
 
 export class Sequence {
-  readonly steps: { step: string; ex: Exchange }[] = [];
+  /** Each request of the sequence by what it cites (its record keeps a bounded prefix; the answer itself is released). */
+  readonly steps: { step: string; cite: Cited }[] = [];
   readonly run: SequenceRun;
   readonly #before: number;
 
@@ -35,19 +36,19 @@ export class Sequence {
   /** Sends a request of the sequence (a step of every finding that follows). */
   async send(step: string, spec: RequestSpec): Promise<Exchange> {
     const ex = await this.c.request(spec);
-    this.steps.push({ step, ex });
+    this.steps.push({ step, cite: ex.cite });
     return ex;
   }
 
   /** Records an exchange made elsewhere (a stream opened) as a step. */
   record(step: string, ex: Exchange): void {
-    this.steps.push({ step, ex });
+    this.steps.push({ step, cite: ex.cite });
   }
 
   /** A finding at `ex`, with the steps of the sequence before it. */
   fail(rule: string, message: string, ex: Exchange): void {
-    const i = this.steps.findIndex((s) => s.ex === ex);
-    const steps = (i >= 0 ? this.steps.slice(0, i) : this.steps).map((s) => ({ step: s.step, cited: s.ex.cite }));
+    const i = this.steps.findIndex((s) => s.cite === ex.cite);
+    const steps = (i >= 0 ? this.steps.slice(0, i) : this.steps).map((s) => ({ step: s.step, cited: s.cite }));
     this.c.results.fail(rule, `${this.run.name}: ${message}${this.replay ? ` (replay: ${this.replay})` : ""}`, { ...ex.cite, steps });
     this.run.findings++;
   }

@@ -26,15 +26,23 @@ export interface ExchangeRecord {
   ms: number;
 }
 
-/** A body as the record keeps it: its text, and the bytes of the whole body seen. */
+/** A body as the record keeps it: its first characters, and the bytes of the whole body seen. */
 export interface KeptText {
   text: string;
   size: number;
 }
 
-/** What a record keeps of a body of `size` bytes whose text is `text`. */
+/**
+ * Most characters of an answer's body kept once it is judged (in its record, and so in the
+ * results, the report and the HAR file): whatever the answer's size and the run's number
+ * of requests, what the run keeps of each answer is bounded; the rest is released.
+ */
+export const KEPT_BODY = 64 * 1024;
+
+/** What a record keeps of a body of `size` bytes whose text is `text`: its first KEPT_BODY characters. */
 export function keptBody(text: string, size: number): KeptText {
-  return { text, size };
+  // A copy, not a slice: a slice of a string may hold on to the whole of it.
+  return { text: text.length > KEPT_BODY ? Buffer.from(text.slice(0, KEPT_BODY)).toString() : text, size };
 }
 
 /** Bodies longer than this are not written out on the command line. */
@@ -118,8 +126,6 @@ function longestRun(text: string): { start: number; length: number; char: string
   return best;
 }
 
-/** Most characters of a body a report keeps (an oversized body is cut, and says so). */
-const KEPT_BODY = 64 * 1024;
 
 /** A cited exchange as a report keeps it: JSON, secrets masked, long bodies cut. */
 export interface MaskedExchange {

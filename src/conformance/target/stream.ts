@@ -1,7 +1,14 @@
 // One open `GET /v1/events` stream: frames are parsed (eventsource-parser), handed to
-// the hooks (which check them against the contract's EventFrame) and queued; heartbeat
-// comments are counted with their arrival times.
+// the hooks (the run's sink judges each one whole) and kept for the checks that read the
+// stream; heartbeat comments are kept by their arrival times. What is kept is bounded
+// whatever a server sends: the newest KEPT_FRAMES frames, each with at most KEPT_BODY
+// characters of its data (a larger one keeps its event and id, its data released), and the
+// newest KEPT_FRAMES comment times.
 import { createParser } from "eventsource-parser";
+import { KEPT_BODY } from "./record.ts";
+
+/** Frames (and comment times) a stream keeps, the newest. */
+export const KEPT_FRAMES = 10_000;
 
 export interface Frame {
   event: string;
@@ -26,6 +33,8 @@ export class EventStream {
   readonly commentTimes: number[] = [];
   readonly openedAt = Date.now();
   ended = false;
+  /** Frames and comments that ended, all of them (the kept ones are the newest). */
+  #ends = 0;
   #waiters = new Set<() => void>();
   #closed = false;
 
@@ -51,12 +60,14 @@ export class EventStream {
           data = undefined;
         }
         const frame: Frame = { event: e.event ?? "message", id: e.id, data, raw: e.data };
-        this.frames.push(frame);
+        this.#ends++;
         this.hooks.onFrame?.(frame, this);
+        keep(this.frames, e.data.length > KEPT_BODY ? { event: frame.event, id: frame.id, data: undefined, raw: Buffer.from(e.data.slice(0, KEPT_BODY)).toString() } : frame);
         this.#wake();
       },
       onComment: () => {
-        this.commentTimes.push(Date.now());
+        this.#ends++;
+        keep(this.commentTimes, Date.now());
         this.#wake();
       },
     });
@@ -65,9 +76,9 @@ export class EventStream {
     let pending = 0;
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        const before = this.frames.length + this.commentTimes.length;
+        const before = this.#ends;
         parser.feed(decoder.decode(chunk, { stream: true }));
-        if (this.frames.length + this.commentTimes.length > before) pending = 0;
+        if (this.#ends > before) pending = 0;
         else if ((pending += chunk.length) > this.maxFrameBytes) {
           this.hooks.onOverflow?.(this.maxFrameBytes);
           this.close();
@@ -126,4 +137,10 @@ export class EventStream {
     this.#closed = true;
     this.onClose();
   }
+}
+
+/** Adds `item` to `list`, dropping the oldest beyond KEPT_FRAMES. */
+function keep<T>(list: T[], item: T): void {
+  list.push(item);
+  if (list.length > KEPT_FRAMES) list.splice(0, list.length - KEPT_FRAMES);
 }

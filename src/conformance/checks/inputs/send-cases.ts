@@ -9,7 +9,7 @@ import { AnswerTooLarge, NoAnswer } from "../../target/stops.ts";
 import { caseKey, rawBody, sizeOf, type Case } from "../../kit/generate/cases.ts";
 import { ruleOf, SCHEMA_REASONS, type Plan } from "../../kit/generate/plans.ts";
 import { placed, schemaAt, states, type Path } from "../../kit/generate/schema.ts";
-import { errorCodeOf, operationLabel, said, type Exchange } from "../../target/exchange.ts";
+import { errorCodeOf, operationLabel, said, type Cited, type Exchange } from "../../target/exchange.ts";
 import { type CheckContext } from "../../facts/check.ts";
 
 /** A departure of one answer from what the generated input must get. */
@@ -177,10 +177,11 @@ function smaller(plan: Plan, kase: Case): Case[] {
 /**
  * Shrinks a failing case: leaves out what the finding does not need, confirming each step
  * with the server. `alone`: whether the fault on the smallest body (tried first) showed
- * it too (undefined when the case has no such twin).
+ * it too (undefined when the case has no such twin). Answers are kept by what a failure
+ * cites (their records keep a bounded prefix), never whole.
  */
-async function shrink(c: CheckContext, plan: Plan, kase: Case, finding: Finding, ex: Exchange, replay: Replay): Promise<{ kase: Case; ex: Exchange; steps: number; alone?: boolean }> {
-  let current = { kase, ex };
+async function shrink(c: CheckContext, plan: Plan, kase: Case, finding: Finding, cite: Cited, replay: Replay): Promise<{ kase: Case; cite: Cited; finding: Finding; steps: number; alone?: boolean }> {
+  let current = { kase, cite, finding };
   let steps = 0;
   let alone: boolean | undefined;
   const tried = new Set<string>([caseKey(kase)]);
@@ -202,7 +203,7 @@ async function shrink(c: CheckContext, plan: Plan, kase: Case, finding: Finding,
       const same = again !== undefined && identity(again) === identity(finding);
       if (kase.canonical && alone === undefined) alone = same;
       if (same) {
-        current = { kase: candidate, ex: answer };
+        current = { kase: candidate, cite: answer.cite, finding: again };
         progress = true;
         break;
       }
@@ -216,7 +217,7 @@ async function shrink(c: CheckContext, plan: Plan, kase: Case, finding: Finding,
 export async function runCases(c: CheckContext, plan: Plan, cases: Case[], replay: Replay): Promise<OperationRun> {
   const op = plan.operation.operationId;
   const before = c.target.requestCount;
-  const first = new Map<string, { kase: Case; ex: Exchange; finding: Finding; seen: number }>();
+  const first = new Map<string, { kase: Case; cite: Cited; finding: Finding; seen: number }>();
   let failing = 0;
   let noted = 0;
   let silent = 0;
@@ -247,11 +248,11 @@ export async function runCases(c: CheckContext, plan: Plan, cases: Case[], repla
     const id = identity(finding);
     const known = first.get(id);
     if (known) known.seen++;
-    else first.set(id, { kase, ex, finding, seen: 1 });
+    else first.set(id, { kase, cite: ex.cite, finding, seen: 1 });
   }
-  for (const { kase, ex, finding, seen } of first.values()) {
-    const small = await shrink(c, plan, kase, finding, ex, replay);
-    const shown = judge(c, plan, small.kase, small.ex) ?? finding;
+  for (const { kase, cite, finding, seen } of first.values()) {
+    const small = await shrink(c, plan, kase, finding, cite, replay);
+    const shown = small.finding;
     // A refusal that names another cause than the fault only while other fields are
     // present may be the server checking those first (the seed does not fix an order):
     // noted, not failed. A crash or an acceptance fails whatever else is present.
@@ -268,7 +269,7 @@ export async function runCases(c: CheckContext, plan: Plan, cases: Case[], repla
       now < was ? `shrunk from ${was} to ${now} fields in ${small.steps} requests` : undefined,
       `replay: --generate=${replay.perOperation} --seed ${replay.seed} --operations ${op}`,
     ].filter(Boolean).join("; ");
-    c.fail(shown.rule, `${op}: ${shown.message} (${how})`, small.ex);
+    c.fail(shown.rule, `${op}: ${shown.message} (${how})`, { cite: small.cite });
   }
   await plan.finish?.(c);
   return {
