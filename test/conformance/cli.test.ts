@@ -13,7 +13,7 @@ import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
 import { controlOf, startSim } from "./support/run.ts";
 import { cli, root } from "./support/cli.ts";
-import { simulatorScopedKeys } from "../../src/conformance/run/simulator.ts";
+import { OPEN_WINDOWS, simulatorScopedKeys } from "../../src/conformance/run/simulator.ts";
 import { detectSimulatorControl } from "../../src/conformance/target/control.ts";
 
 describe("npm run conformance", () => {
@@ -152,6 +152,15 @@ describe("npm run conformance", () => {
     expect(resolve({ baseUrl: "http://h", apiKey: "k" })).toMatchObject(OPTION_DEFAULTS);
     expect([...table.matchAll(/`--([a-z-]+)/g)]).not.toHaveLength(0);
     for (const [, flag] of table.matchAll(/`--([a-z-]+)/g)) expect(OPTIONS.some((o) => o.flag === flag), `--${flag} in the guide`).toBe(true);
+  });
+
+  it("opens the simulator's windows for generated inputs as the guides tell CI to open the mock's: one constant, OPEN_WINDOWS", () => {
+    for (const file of ["docs/conformance.md", "packages/devtools/README.md", "README.md"]) {
+      const text = readFileSync(join(root, file), "utf8").replace(/\s*\\?\n\s*/g, " ");
+      const said = [...text.matchAll(/--key-quota (\d+) --account-quota (\d+) --submit-quota (\d+)/g)];
+      expect(said, file).not.toHaveLength(0);
+      for (const m of said) expect(m.slice(1).map(Number), file).toEqual([OPEN_WINDOWS.keyQuota, OPEN_WINDOWS.accountQuota, OPEN_WINDOWS.submitQuota]);
+    }
   });
 
   it("reads a flag before its variable, adds repeated values to the environment's, and takes the secrets from the options marked secret", () => {

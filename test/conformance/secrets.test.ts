@@ -13,7 +13,7 @@ import { DEMO_KEYS, simulatorClientDocument, simulatorScopedKeys, simulatorSessi
 import { cli } from "./support/cli.ts";
 import { acceptsEverything } from "./support/hostile.ts";
 import { startProxy } from "./support/proxy.ts";
-import { controlOf, simulatorAccessToken, simulatorAutoConsent, startSim } from "./support/run.ts";
+import { controlOf, OPEN, simulatorAccessToken, simulatorAutoConsent, startSim } from "./support/run.ts";
 
 /** Where `secret` (as is, or encoded in a URL) shows in `text`, with what surrounds it; none: []. */
 function leaks(text: string, secret: string): string[] {
@@ -29,8 +29,7 @@ describe("secrets in the suite's output", () => {
     // Generations finish in a fraction of a second (the CLI waits for them in real time), and
     // the windows are open as the CI guide opens them (the default 300 a minute made this run
     // wait a minute for a window: what it checks is the outputs, not the windows).
-    const open = { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 };
-    const sim = await startSim({ clockSpeed: 1, rateLimits: open, timing: { queuedMs: 50, pendingMs: 50, runningMs: { video: 100, image: 100, upscale: 100, model_3d: 100 } } });
+    const sim = await startSim({ clockSpeed: 1, ...OPEN, timing: { queuedMs: 50, pendingMs: 50, runningMs: { video: 100, image: 100, upscale: 100, model_3d: 100 } } });
     const double = acceptsEverything();
     const proxy = await startProxy(sim.url, double.rewrite);
     const dir = mkdtempSync(join(tmpdir(), "conformance-masking-"));

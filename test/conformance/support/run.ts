@@ -4,9 +4,17 @@
 import { createHash, randomBytes } from "node:crypto";
 import { runConformance, SUITE_REDIRECT_URI, type ConformanceOptions, type Report } from "../../../src/conformance/index.ts";
 import type { RunExtras } from "../../../src/conformance/run/runner.ts";
-import { DEMO_ACCOUNT, simulatorOptions } from "../../../src/conformance/run/simulator.ts";
+import { DEMO_ACCOUNT, OPEN_WINDOWS, simulatorOptions } from "../../../src/conformance/run/simulator.ts";
 import { HubControl } from "../../../src/simulator/msw/control.ts";
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from "../../../src/simulator/index.ts";
+
+/**
+ * The windows open (OPEN_WINDOWS, as the command line opens them for generated inputs),
+ * and the generation slots too: unlike the command line's simulator, the tests' clock is
+ * frozen and moves only when the suite moves it, so generations do not finish on their
+ * own and the 8 slots would fill with generated submits.
+ */
+export const OPEN = { rateLimits: { ...OPEN_WINDOWS, concurrency: 100_000 } };
 
 export async function startSim(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   return startSimulator({ port: 0, clockSpeed: 0, heartbeatSeconds: 1, ...options });
