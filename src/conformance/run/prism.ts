@@ -41,22 +41,29 @@ export interface RunningPrism {
 }
 
 /** Starts `prism proxy <document> <upstream>` (or `prism mock <document>`) and waits until it answers. */
-export async function startPrism(mode: "proxy" | "mock", upstream?: string, timeoutMs = 60_000): Promise<RunningPrism> {
-  // A free port may be taken by another process before Prism listens on it (tests run in
-  // parallel): Prism then exits, and a new port is tried.
+export function startPrism(mode: "proxy" | "mock", upstream?: string, timeoutMs = 60_000): Promise<RunningPrism> {
+  return onFreePort((port) => launchPrism(mode, upstream, timeoutMs, port));
+}
+
+/** The port a server was to listen on was taken by another process first. */
+export class PortTaken extends Error {}
+
+/**
+ * Starts a server on a port `pick` chooses. A free port may be taken by another process
+ * before the server listens on it (tests run in parallel): when `start` says so
+ * (`PortTaken`), a new port is tried, `attempts` times in all; any other failure is not.
+ */
+export async function onFreePort<T>(start: (port: number) => Promise<T>, attempts = 3, pick: () => Promise<number> = freePort): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launchPrism(mode, upstream, timeoutMs);
+      return await start(await pick());
     } catch (error) {
-      if (!(error instanceof PortTaken) || attempt === 3) throw error;
+      if (!(error instanceof PortTaken) || attempt >= attempts) throw error;
     }
   }
 }
 
-class PortTaken extends Error {}
-
-async function launchPrism(mode: "proxy" | "mock", upstream: string | undefined, timeoutMs: number): Promise<RunningPrism> {
-  const port = await freePort();
+async function launchPrism(mode: "proxy" | "mock", upstream: string | undefined, timeoutMs: number, port: number): Promise<RunningPrism> {
   const args = [prismCli(), mode, DOCUMENT, ...(mode === "proxy" ? [upstream!] : []), "--host", "127.0.0.1", "--port", String(port), "--errors=false", "--cors=false", "-v", "error"];
   const child: ChildProcess = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
