@@ -222,7 +222,7 @@ export const OPTIONS: readonly OptionRow[] = [
   inside("generate", "perOperation", positive("requests per operation"), { flag: "generate", arg: "[=N]", bare: "100", help: "also send N generated requests per operation (default {bare}): valid inputs at every edge of the contract's schemas and inputs with one fault each, judged by the API's rules, findings shrunk" }),
   inside("generate", "seed", integer, { flag: "seed", arg: "INT", help: "the seed of the generated requests (the same seed sends the same requests; default a random one, printed)", requires: { flag: "generate", message: "--seed and --operations choose generated requests: give --generate too" } }),
   inside("generate", "operations", operationsKind, { flag: "operations", arg: "IDS", help: "generate for these operationIds only (comma-separated)", requires: { flag: "generate", message: "--seed and --operations choose generated requests: give --generate too" } }),
-  field("only", onlyKind, { flag: "only", arg: "IDS", help: "comma-separated rule ids or prefixes (e.g. PAGE,EVT-9): only their checks run and only they are reported" }),
+  field("only", onlyKind, { flag: "only", arg: "IDS", help: "comma-separated rule ids or prefixes (e.g. PAGE,EVT-9): only their checks run (with those that learn what they need) and only they are reported" }),
   field("minCoverage", percentage, { flag: "min-coverage", arg: "PERCENT", help: "fail the run when fewer rules than that were exercised" }),
   cli("json", switched, { flag: "json", help: "print the report as JSON instead of the table" }),
   cli("junit", text, { flag: "junit", arg: "FILE", help: "also write a JUnit XML report" }),
