@@ -20,6 +20,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import type { Report } from "../src/conformance/index.ts";
+import { OPEN_WINDOWS } from "../src/conformance/run/simulator.ts";
 import { DOUBLES, type Double } from "../test/conformance/support/doubles.ts";
 import { startProxy } from "../test/conformance/support/proxy.ts";
 import { failing, runFull, startSim } from "../test/conformance/support/run.ts";
@@ -27,11 +28,9 @@ import { failing, runFull, startSim } from "../test/conformance/support/run.ts";
 const PER_OPERATION = Number(process.env.PER_OPERATION ?? 100);
 const SEED = Number(process.env.SEED ?? 7);
 const TARGET = { plain: 15, generate: 60 };
-// Generated runs send thousands of requests: the windows are opened, the key's still under the
-// account's (as in the simulator's defaults, 300 and 900) so that the key window binds and
-// what another key's request costs it can be read (LIM-1); the generation slots stay at the
-// simulator's 8, so that a refusal for busy slots is met (LIM-5).
-const WIDE = { rateLimits: { keyQuota: 1_000_000, accountQuota: 3_000_000, submitQuota: 1_000_000 } };
+// Generated runs send thousands of requests: the windows open as the command line opens them
+// (OPEN_WINDOWS: the key's under the account's, the 8 generation slots kept).
+const OPEN = { rateLimits: OPEN_WINDOWS };
 
 const load = () => loadavg().map((l) => l.toFixed(2)).join(", ");
 
@@ -126,7 +125,7 @@ interface Outcome {
 }
 
 async function against(d: Double, generate: boolean): Promise<Outcome> {
-  const sim = await startSim(generate ? WIDE : {});
+  const sim = await startSim(generate ? OPEN : {});
   const proxy = await startProxy(sim.url, d.make(sim));
   const started = Date.now();
   try {

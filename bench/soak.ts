@@ -29,7 +29,7 @@ import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Agent, request, type IncomingMessage } from "node:http";
 import { loadavg } from "node:os";
-import { freePort } from "../src/conformance/prism.ts";
+import { freePort } from "../src/conformance/run/prism.ts";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
 const WORKERS = Number(process.env.SOAK_WORKERS ?? 8);

@@ -1,6 +1,7 @@
 // The import graph of src/ as TypeScript reads it (static, type-only and dynamic imports
-// alike), its cycles, and the simulator's layer rule: a file imports only from its own
-// layer or the ones below it. Used by test/imports.test.ts.
+// alike), its cycles, and the layer rules of the simulator and the conformance suite: a
+// file imports only from its own layer or the ones below it (and a conformance check never
+// from another area's). Used by test/imports.test.ts.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import ts from "typescript";
@@ -64,11 +65,11 @@ export function cycles(graph: Graph): string[][] {
   return found;
 }
 
-/**
- * The simulator's layers, lowest first. A file belongs to the first layer whose prefix
- * its path (under src/simulator/) starts with.
- */
-export const SIMULATOR_LAYERS: readonly { layer: string; prefixes: readonly string[] }[] = [
+/** Layers of a part of src/, lowest first: a file belongs to the first whose prefix its path (under the part) starts with. */
+export type Layers = readonly { layer: string; prefixes: readonly string[] }[];
+
+/** The simulator's layers, lowest first (docs/contributing.md, "The simulator's layers"). */
+export const SIMULATOR_LAYERS: Layers = [
   { layer: "state", prefixes: ["state/", "scenarios/"] },
   { layer: "domain", prefixes: ["domain/"] },
   { layer: "pipeline", prefixes: ["pipeline/"] },
@@ -78,25 +79,56 @@ export const SIMULATOR_LAYERS: readonly { layer: string; prefixes: readonly stri
   { layer: "entry points", prefixes: ["index.ts", "cli.ts", "main.ts", "docs-site.ts", "runners/"] },
 ];
 
-function layerOf(file: string): number {
-  const rel = relative("src/simulator", file).split("\\").join("/");
-  return SIMULATOR_LAYERS.findIndex((l) => l.prefixes.some((p) => rel === p || rel.startsWith(p)));
+/** The conformance suite's layers, lowest first (docs/contributing.md, "The conformance suite"). */
+export const CONFORMANCE_LAYERS: Layers = [
+  { layer: "target", prefixes: ["target/"] },
+  { layer: "judge", prefixes: ["judge/"] },
+  { layer: "facts", prefixes: ["facts/"] },
+  { layer: "kit", prefixes: ["kit/"] },
+  { layer: "checks", prefixes: ["checks/"] },
+  { layer: "run", prefixes: ["run/"] },
+  { layer: "entry points", prefixes: ["index.ts", "cli.ts", "main.ts"] },
+];
+
+function layerOf(file: string, root: string, layers: Layers): number {
+  const rel = relative(root, file).split("\\").join("/");
+  return layers.findIndex((l) => l.prefixes.some((p) => rel === p || rel.startsWith(p)));
 }
 
-/** Imports inside src/simulator that go from a lower layer up to a higher one (or from a file of no layer). */
-export function upwardImports(graph: Graph): string[] {
+/** Imports inside `root` that go from a lower layer up to a higher one (or from a file of no layer). */
+export function upwardImports(graph: Graph, root = "src/simulator", layers: Layers = SIMULATOR_LAYERS): string[] {
   const out: string[] = [];
+  const inside = normalize(`${root}/`);
   for (const [file, targets] of graph) {
-    if (!file.startsWith(normalize("src/simulator/"))) continue;
-    const from = layerOf(file);
+    if (!file.startsWith(inside)) continue;
+    const from = layerOf(file, root, layers);
     if (from < 0) {
       out.push(`${file} is in no layer`);
       continue;
     }
     for (const target of targets) {
-      if (!target.startsWith(normalize("src/simulator/"))) continue;
-      const to = layerOf(target);
-      if (to > from) out.push(`${file} (${SIMULATOR_LAYERS[from]!.layer}) imports ${target} (${SIMULATOR_LAYERS[to]!.layer})`);
+      if (!target.startsWith(inside)) continue;
+      const to = layerOf(target, root, layers);
+      if (to > from) out.push(`${file} (${layers[from]!.layer}) imports ${target} (${layers[to]!.layer})`);
+    }
+  }
+  return out.sort();
+}
+
+/**
+ * Imports from one check folder into another (`checks/<area>/` of the conformance suite):
+ * a check imports kit/, judge/, target/ and facts/, never another area's check. The
+ * registry (`checks/index.ts`) lists them all and is no area.
+ */
+export function crossAreaImports(graph: Graph, root = "src/conformance/checks"): string[] {
+  const areaOf = (file: string) => /^([^/]+)\//.exec(relative(root, file).split("\\").join("/"))?.[1];
+  const out: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = file.startsWith(normalize(`${root}/`)) ? areaOf(file) : undefined;
+    if (!from) continue;
+    for (const target of targets) {
+      const to = target.startsWith(normalize(`${root}/`)) ? areaOf(target) : undefined;
+      if (to && to !== from) out.push(`${file} (checks/${from}) imports ${target} (checks/${to})`);
     }
   }
   return out.sort();

@@ -1,6 +1,6 @@
-// "Did you mean": the known word closest to a mistyped one (a flag, a command), for a usage
-// error that fits on one line. Shared by the command lines of the simulator and the dev
-// tools' `generation-hub`.
+// "Did you mean": the known word closest to a mistyped one (a flag, a command, a rule id),
+// for a usage error that fits on one line. Shared by the command lines of the simulator,
+// the dev tools' `generation-hub` and the conformance suite (`--only`, `--operations`).
 
 /** Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`. */
 export function editDistance(a: string, b: string): number {
@@ -32,4 +32,16 @@ export function closest(given: string, known: readonly string[]): string | undef
   if (best !== undefined && bestDistance <= Math.max(2, Math.floor(given.length / 3))) return best;
   const begun = known.filter((word) => given.length >= 3 && word.startsWith(given));
   return begun.length === 1 ? begun[0] : undefined;
+}
+
+/**
+ * The known words nearest to `given` (edits, case aside), at most `most` of them, all at
+ * the least distance; none when even the nearest is far off (more than half its length,
+ * and more than two edits).
+ */
+export function nearest(given: string, known: readonly string[], most = 3): string[] {
+  const scored = known.map((word) => ({ word, d: editDistance(given.toUpperCase(), word.toUpperCase()) }));
+  const best = Math.min(...scored.map((x) => x.d));
+  if (best > Math.max(2, Math.floor(given.length / 2))) return [];
+  return scored.filter((x) => x.d === best).slice(0, most).map((x) => x.word);
 }

@@ -1,12 +1,13 @@
 // The conformance suite as a library: run it against a server, render its report.
-export { runConformance, exitCode, CHECKS, type Report } from "./runner.ts";
-export { renderTable, renderJson, renderJunit } from "./report.ts";
-export { renderHar } from "./har.ts";
-export type { Coverage, RuleCoverage, StatusCoverage, OperationStatuses } from "./coverage.ts";
-export type { MaskedExchange } from "./exchange-record.ts";
-export { KEY_ROLES, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./options.ts";
-export { startPrism, type RunningPrism } from "./prism.ts";
-export { simulatorControl, type ServerControl } from "./server-control.ts";
-export type { RuleRow, Verdict, Failure } from "./results.ts";
-export type { PrismFinding } from "./http.ts";
-export { UNCHECKED } from "./unchecked.ts";
+export { runConformance, exitCode, type Report } from "./run/runner.ts";
+export { CHECKS } from "./checks/index.ts";
+export { renderTable, renderJson, renderJunit } from "./run/render.ts";
+export { renderHar } from "./run/har.ts";
+export type { Coverage, RuleCoverage, StatusCoverage, OperationStatuses } from "./run/coverage.ts";
+export type { MaskedExchange } from "./target/record.ts";
+export { KEY_ROLES, SUITE_REDIRECT_URI, type ConformanceOptions, type KeyRole } from "./facts/given.ts";
+export { startPrism, type RunningPrism } from "./run/prism.ts";
+export { simulatorControl, type ServerControl } from "./target/control.ts";
+export type { RuleRow, Verdict, Failure } from "./judge/results.ts";
+export type { PrismFinding } from "./judge/prism.ts";
+export { UNCHECKED } from "./judge/unchecked.ts";

@@ -144,12 +144,6 @@ function router(): Map<string, Route[]> {
   return routes;
 }
 
-export function matchTemplate(template: string, path: string): Record<string, string> | undefined {
-  const t = template.split("/");
-  const p = path.split("/");
-  return t.length === p.length ? matchSegments(t, p) : undefined;
-}
-
 function matchSegments(t: string[], p: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   for (let i = 0; i < t.length; i++) {

@@ -4,7 +4,8 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { closest } from "../common/did-you-mean.ts";
-import { DEFAULT_DOCS_DIR, FaultError, isLoopbackHost, ScenarioError, shippedNames, startSimulator, type FaultSpec, type FaultView, type ScenarioFile, type SimulatorOptions } from "./index.ts";
+import { isLoopbackHost } from "../common/loopback.ts";
+import { DEFAULT_DOCS_DIR, FaultError, ScenarioError, shippedNames, startSimulator, type FaultSpec, type FaultView, type ScenarioFile, type SimulatorOptions } from "./index.ts";
 import { readFaults } from "./state/faults.ts";
 import { scaledTiming } from "./state/options.ts";
 import { readScenario, scenarioFrom } from "./state/scenario/read.ts";

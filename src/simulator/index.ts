@@ -2,7 +2,7 @@
 // typed client's suite, the conformance suite and `npm start`.
 import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
-import { isLoopbackHostname } from "./domain/origins.ts";
+import { isLoopbackHost } from "../common/loopback.ts";
 import { Hub, type HubOptions } from "./hub.ts";
 import { fileAssets } from "./http/assets.ts";
 import { DEFAULT_BODY_LIMIT } from "./http/body-limits.ts";
@@ -64,11 +64,6 @@ export interface RunningSimulator {
 
 export { DEFAULT_BODY_LIMIT } from "./http/body-limits.ts";
 export const DEFAULT_DOCS_DIR = fileURLToPath(new URL("../../site/", import.meta.url));
-
-/** Whether `host` is a loopback address or name (the simulator's default, reachable only from this machine). */
-export function isLoopbackHost(host: string): boolean {
-  return isLoopbackHostname(host.toLowerCase().replace(/^\[|\]$/g, "")) || host === "::ffff:127.0.0.1";
-}
 
 /** `http://host:port` with an IPv6 address in brackets. */
 function addressUrl(host: string, port: number): string {

@@ -8,13 +8,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { seedRules } from "../../src/contract/index.ts";
 import { runConformance } from "../../src/conformance/index.ts";
-import { coverageFloor, DEFAULT_GENERATED, generateOption, OPTIONS, readRequest, secretsOf, usageOf, Usage, withGenerateValue } from "../../src/conformance/cli-options.ts";
+import { DEFAULT_GENERATED, helpOf, OPTION_DEFAULTS, OPTIONS, readRequest, resolve, secretsOf, usageOf, Usage, withBareValues } from "../../src/conformance/run/options.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
-import { startSim } from "./support/run.ts";
+import { controlOf, startSim } from "./support/run.ts";
 import { cli, root } from "./support/cli.ts";
-import { simulatorScopedKeys } from "../../src/conformance/simulator-keys.ts";
-import { detectSimulatorControl } from "../../src/conformance/server-control.ts";
+import { OPEN_WINDOWS, simulatorScopedKeys } from "../../src/conformance/run/simulator.ts";
+import { detectSimulatorControl } from "../../src/conformance/target/control.ts";
 
 describe("npm run conformance", () => {
   it("PAGE-3: without arguments starts the simulator, prints JSON and writes JUnit", async () => {
@@ -42,7 +42,7 @@ describe("npm run conformance", () => {
     const sim = await startSim({ clockSpeed: 1 });
     const proxy = await startProxy(sim.url, DOUBLES.find((d) => d.rule === "AUTH-6" && d.area === "stateful")!.make(sim));
     try {
-      const [narrow, broad] = await simulatorScopedKeys(sim.url);
+      const [narrow, broad] = await simulatorScopedKeys(controlOf(sim));
       const run = await cli(["--only", "AUTH-6", "--quick", "--generate=5", "--seed", "1", "--operations", "deleteLibraryFolder", "--scoped-key", broad!], { HUB_BASE_URL: proxy.url, HUB_API_KEY: "ghk_demo_full", HUB_SCOPED_KEY_1: narrow! });
       expect(run.code, run.stderr).toBe(1);
       expect(run.stdout).toMatch(/extra keys: none, 2 key\(s\) with fewer scopes/);
@@ -128,7 +128,7 @@ describe("npm run conformance", () => {
     expect(run.stdout).toMatch(/^ {2}searchKnowledge +5 cases \(3 valid, 2 invalid\)$/m);
   });
 
-  it("describes each option once: the usage text, the environment, the secrets and the guide's table come from OPTIONS", () => {
+  it("describes each option once: the usage text, the environment, the secrets, the defaults and the guide's table come from OPTIONS", () => {
     expect(OPTIONS.length).toBeGreaterThan(30);
     const usage = usageOf("generation-hub conformance");
     const guide = readFileSync(join(root, "docs/conformance.md"), "utf8");
@@ -141,9 +141,26 @@ describe("npm run conformance", () => {
       if (variable && !o.env!.includes("<")) expect(guide, o.flag).toContain(variable);
       // A secret says which variables hold what it gave a run: the masking reads them from here.
       expect(Boolean(o.secret), o.flag).toBe(o.secrets !== undefined);
+      // A default (or the value a bare flag stands for) is the row's: its help and the guide's row say it.
+      const stated = o.default !== undefined ? String(o.default) : o.bare;
+      if (stated === undefined) continue;
+      expect(helpOf(o), o.flag).toContain(`default ${o.defaultText ?? stated}`);
+      expect(table.split("\n").find((line) => line.includes(`\`--${o.flag}`)), o.flag).toContain(`default ${stated}`);
     }
+    // The library fills in the same defaults.
+    expect(Object.keys(OPTION_DEFAULTS).length).toBeGreaterThan(0);
+    expect(resolve({ baseUrl: "http://h", apiKey: "k" })).toMatchObject(OPTION_DEFAULTS);
     expect([...table.matchAll(/`--([a-z-]+)/g)]).not.toHaveLength(0);
     for (const [, flag] of table.matchAll(/`--([a-z-]+)/g)) expect(OPTIONS.some((o) => o.flag === flag), `--${flag} in the guide`).toBe(true);
+  });
+
+  it("opens the simulator's windows for generated inputs as the guides tell CI to open the mock's: one constant, OPEN_WINDOWS", () => {
+    for (const file of ["docs/conformance.md", "packages/devtools/README.md", "README.md"]) {
+      const text = readFileSync(join(root, file), "utf8").replace(/\s*\\?\n\s*/g, " ");
+      const said = [...text.matchAll(/--key-quota (\d+) --account-quota (\d+) --submit-quota (\d+)/g)];
+      expect(said, file).not.toHaveLength(0);
+      for (const m of said) expect(m.slice(1).map(Number), file).toEqual([OPEN_WINDOWS.keyQuota, OPEN_WINDOWS.accountQuota, OPEN_WINDOWS.submitQuota]);
+    }
   });
 
   it("reads a flag before its variable, adds repeated values to the environment's, and takes the secrets from the options marked secret", () => {
@@ -152,8 +169,8 @@ describe("npm run conformance", () => {
       { HUB_API_KEY: "env-key", HUB_OTHER_API_KEY: "env-other", HUB_KEY_READ_ONLY: "env-readonly", HUB_SCOPED_KEY_1: "env-scoped", HUB_ALLOW_SPEND: "1", HUB_SESSION_COOKIE: "sid=env" },
     );
     expect(r.options).toMatchObject({ apiKey: "flag-key", otherApiKey: "env-other", keys: { "read-only": "env-readonly", free: "flag-free" }, scopedKeys: ["env-scoped", "flag-scoped"], allowWrites: true, allowSpend: true, only: ["PAGE", "EVT-9"] });
-    expect(r.cookie).toBe("sid=env");
-    const secrets = secretsOf({ baseUrl: "http://h", apiKey: "", ...r.options, session: { cookie: r.cookie! }, oauthToken: "gho_given" });
+    expect(r.options.session).toEqual({ cookie: "sid=env" });
+    const secrets = secretsOf({ baseUrl: "http://h", apiKey: "", ...r.options, oauthToken: "gho_given" });
     expect(secrets).toEqual([
       { value: "flag-key", variable: "HUB_API_KEY" },
       { value: "env-other", variable: "HUB_OTHER_API_KEY" },
@@ -174,28 +191,33 @@ describe("npm run conformance", () => {
     expect(typo.stderr.split("\n")[0]).toBe("conformance: --only names no rule id or prefix: NOPE-1 (closest: PAGE-1, UPL-1, SUP-1); evt-9 (closest: EVT-9)");
     expect(() => readRequest({ only: "PAGE,SUB-,EVT-9,OAUTH" }, {})).not.toThrow();
     expect(() => readRequest({ only: "XYZZY" }, {})).toThrow(/^--only names no rule id or prefix: XYZZY \(nothing close\)$/);
-    expect(() => generateOption("", undefined, "listModel")).toThrow(/^--operations names no operation of the contract: listModel \(closest: listModels\)$/);
-    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", only: ["PAGE-33"] })).rejects.toThrow(/--only names no rule id or prefix: PAGE-33 \(closest: PAGE-3\)/);
+    expect(() => readRequest({ generate: "", operations: "listModel" }, {})).toThrow(/^--operations names no operation of the contract: listModel \(closest: listModels\)$/);
+    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", only: ["PAGE-33"] })).rejects.toThrow(/^only \(--only\) names no rule id or prefix: PAGE-33 \(closest: PAGE-3\)$/);
   });
 
   it("refuses bad generated-input and coverage flags with one clear line", () => {
     const cases = [
-      [() => coverageFloor("150"), /--min-coverage is a percentage of the rules, 0 to 100; got 150/],
-      [() => generateOption("abc", undefined, undefined), /--generate takes a number of requests per operation \(a positive integer\): --generate=abc/],
-      [() => generateOption(undefined, "3", undefined), /--seed and --operations choose generated requests: give --generate too/],
-      [() => generateOption("", "x", undefined), /--seed takes an integer, got "x"/],
-      [() => generateOption("", undefined, "listModels,noSuchOperation"), /--operations names no operation of the contract: noSuchOperation/],
+      [{ "min-coverage": "150" }, /^--min-coverage takes a percentage of the rules \(0 to 100\), got "150"$/],
+      [{ generate: "abc" }, /^--generate takes a number of requests per operation \(a positive integer\), got "abc"$/],
+      [{ seed: "3" }, /^--seed and --operations choose generated requests: give --generate too$/],
+      [{ generate: "", seed: "x" }, /^--seed takes an integer, got "x"$/],
+      [{ generate: "", operations: "listModels,noSuchOperation" }, /^--operations names no operation of the contract: noSuchOperation/],
+      [{ reserve: "-1" }, /^--reserve takes a number of requests \(0 or more\), got "-1"$/],
     ] as const;
-    for (const [parse, message] of cases) expect(parse).toThrow(message);
-    for (const [parse] of cases) expect(parse).toThrow(Usage);
-    expect(generateOption("", "7", "listModels")).toEqual({ perOperation: DEFAULT_GENERATED, seed: 7, operations: ["listModels"] });
-    expect(withGenerateValue(["--generate", "--seed", "7"])).toEqual(["--generate=", "--seed", "7"]);
+    for (const [values, message] of cases) expect(() => readRequest(values, {})).toThrow(message);
+    for (const [values] of cases) expect(() => readRequest(values, {})).toThrow(Usage);
+    expect(readRequest({ generate: "", seed: "7", operations: "listModels" }, {}).options.generate).toEqual({ perOperation: DEFAULT_GENERATED, seed: 7, operations: ["listModels"] });
+    expect(withBareValues(["--generate", "--seed", "7"])).toEqual(["--generate=", "--seed", "7"]);
+    // The library holds its options to the same rows, in the same words.
+    expect(() => resolve({ baseUrl: "http://h", apiKey: "k", minCoverage: 150 })).toThrow(/^minCoverage \(--min-coverage\) takes a percentage of the rules \(0 to 100\), got 150$/);
+    expect(() => resolve({ baseUrl: "http://h", apiKey: "k", generate: { perOperation: 0 } })).toThrow(/^generate\.perOperation \(--generate\) takes a number of requests per operation \(a positive integer\), got 0$/);
+    expect(() => resolve({ baseUrl: "http://h", apiKey: "k", reserve: -1 })).toThrow(RangeError);
   });
 
   it("answers a bad flag value with status 2 and one line", async () => {
     const bad = await cli(["--base-url", "http://127.0.0.1:9", "--api-key", "k", "--generate=abc"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr.split("\n")[0]).toBe("conformance: --generate takes a number of requests per operation (a positive integer): --generate=abc");
+    expect(bad.stderr.split("\n")[0]).toBe('conformance: --generate takes a number of requests per operation (a positive integer), got "abc"');
   });
 
   it("answers --help and refuses bad usage with status 2", async () => {

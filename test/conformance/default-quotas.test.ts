@@ -3,24 +3,24 @@
 // submits: the busy-slots refusals they meet are not a rate window's, and no false alarm
 // is raised.
 import { describe, expect, it } from "vitest";
-import { AnswerJudge } from "../../src/conformance/answer-checks/index.ts";
-import type { Exchange } from "../../src/conformance/http.ts";
-import { Results } from "../../src/conformance/results.ts";
+import { AnswerJudge } from "../../src/conformance/judge/answer-checks/index.ts";
+import { Results } from "../../src/conformance/judge/results.ts";
 import { DEFAULT_RATE_LIMITS } from "../../src/simulator/state/options.ts";
 import { runConformance } from "../../src/conformance/index.ts";
 import { explain, failing, runFull, SIMULATOR_FINDINGS, withSim } from "./support/run.ts";
+import { type Exchange } from "../../src/conformance/target/exchange.ts";
 
 /** A 429 `rate_limited` of `POST /v1/generations` whose RateLimit pair says `r=remaining`. */
 function refusal(reason: string, remaining: number): Exchange {
   const json = { error: { code: "rate_limited", message: "Too many requests.", user_message: "Too many requests.", request_id: "r1", details: [{ reason, message: reason }] } };
   const headers = new Headers({ "content-type": "application/json", "x-request-id": "r1", ratelimit: `"default";r=${remaining};t=30`, "ratelimit-policy": '"default";q=300;w=60', "retry-after": "5" });
   const sent = { method: "POST", url: "http://h/v1/generations", headers: {} };
-  return { method: "POST", path: "/v1/generations", status: 429, headers, text: JSON.stringify(json), json, label: "main", sentRequestId: "r1", record: { sent, status: 429, headers: [...headers], text: "", startedAt: "", ms: 0 }, cite: { request: "POST /v1/generations -> 429" } };
+  return { method: "POST", path: "/v1/generations", status: 429, headers, text: JSON.stringify(json), json, label: "main", sentRequestId: "r1", record: { sent, status: 429, headers: [...headers], body: { text: "", size: 0 }, startedAt: "", ms: 0 }, cite: { request: "POST /v1/generations -> 429" } };
 }
 
 function lim3(ex: Exchange): string[] {
   const results = new Results();
-  new AnswerJudge(results, false).answer(ex, { rule: "SUB-1", elapsedSeconds: 0 });
+  new AnswerJudge(results, false).exchange(ex, { rule: "SUB-1", bare: false, elapsedSeconds: 0 });
   return results.rows().find((r) => r.id === "LIM-3")!.failures.map((f) => f.message);
 }
 

@@ -5,18 +5,15 @@
 // invalid one has exactly one fault, bounds read from the contract).
 import { describe, expect, it } from "vitest";
 import { runConformance, type ConformanceOptions, type Report } from "../../src/conformance/index.ts";
-import { casesFor } from "../../src/conformance/generate/cases.ts";
-import { planFor, type Known, type Plan } from "../../src/conformance/generate/plans.ts";
+import { casesFor } from "../../src/conformance/kit/generate/cases.ts";
+import { planFor, type Known, type Plan } from "../../src/conformance/kit/generate/plans.ts";
 import { bound, validateChosen } from "../../src/contract/index.ts";
 import { clampsKnowledgeLimit, crashesOnUnknownField, hangsOnUnknownField, ignoresContentType } from "./support/faults.ts";
 import { startProxy, type Rewrite } from "./support/proxy.ts";
-import { explain, failing, runFull, SIMULATOR_FINDINGS, startSim, withSim } from "./support/run.ts";
-
-/** The simulator's windows wide open, as the CLI starts it for generated inputs. */
-const WIDE = { rateLimits: { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 } };
+import { explain, failing, OPEN, runFull, SIMULATOR_FINDINGS, startSim, withSim } from "./support/run.ts";
 
 async function through(rewrite: Rewrite, options: Partial<ConformanceOptions>): Promise<Report> {
-  const sim = await startSim(WIDE);
+  const sim = await startSim(OPEN);
   const proxy = await startProxy(sim.url, rewrite);
   try {
     return await runConformance({ baseUrl: proxy.url, apiKey: "ghk_demo_full", ...options });
@@ -104,7 +101,7 @@ describe("generated inputs against the clean simulator", () => {
   // The heaviest test of the suite: a whole run and about a thousand generated requests
   // (5 to 10 s alone; a loaded machine running the other test files triples it).
   it("finds nothing, with writes and spending allowed, on every operation it generates for", { timeout: 120_000 }, async () => {
-    await withSim(WIDE, async (sim) => {
+    await withSim(OPEN, async (sim) => {
       const report = await runFull(sim, sim.url, { quick: true, generate: { perOperation: 40, seed: 2026 } });
       expect(report.errors, explain(report)).toEqual([]);
       expect(failing(report), explain(report)).toEqual([...SIMULATOR_FINDINGS].sort());
@@ -119,7 +116,7 @@ describe("generated inputs against the clean simulator", () => {
   });
 
   it("sends no generated write without --allow-writes and no generated submit without --allow-spend", async () => {
-    await withSim(WIDE, async (sim) => {
+    await withSim(OPEN, async (sim) => {
       const count = async (path: string) => ((await (await fetch(`${sim.url}${path}`, { headers: { authorization: "Bearer ghk_demo_full" } })).json()) as { data: unknown[] }).data.length;
       const before = [await count("/v1/generations?limit=100"), await count("/v1/library/folders")];
       const report = await runConformance({ baseUrl: sim.url, apiKey: "ghk_demo_full", generate: { perOperation: 10, seed: 1 } });

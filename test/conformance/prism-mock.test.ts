@@ -1,6 +1,9 @@
 // Against Prism serving the document as a static mock, the checks a static mock can
-// meet pass, and the report says which checks do not apply (and why).
+// meet pass, and the report says which checks do not apply (and why). Prism starts on a
+// free port, and on another when a process takes that one before Prism listens on it.
+import { createServer, type AddressInfo, type Server } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, onFreePort, PortTaken } from "../../src/conformance/run/prism.ts";
 import { runConformance, startPrism, type Report, type RunningPrism } from "../../src/conformance/index.ts";
 import { explain, failing } from "./support/run.ts";
 
@@ -42,5 +45,46 @@ describe("the conformance suite against prism mock (static)", () => {
     expect(report.rows.find((r) => r.id === "ENV-4")!.reason).toMatch(/static mock/);
     expect(report.rows.find((r) => r.id === "EP-2")!.reason).toMatch(/static mock/);
     expect(report.requests.waitedSeconds).toBe(0);
+  });
+});
+
+describe("a port another process takes first", () => {
+  /** A server on `port` in this process, as Prism starts one: a port taken is PortTaken. */
+  const listenOn = (port: number) =>
+    new Promise<Server>((resolve, reject) => {
+      const server = createServer();
+      server.once("error", (e: NodeJS.ErrnoException) => reject(e.code === "EADDRINUSE" ? new PortTaken(`port ${port} was taken`) : e));
+      server.listen(port, "127.0.0.1", () => resolve(server));
+    });
+  const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+  it("is left for a new one, up to three tries in all; any other failure is not tried again", async () => {
+    const taken = await listenOn(0);
+    const takenPort = (taken.address() as AddressInfo).port;
+    try {
+      // The first port picked is taken by the time the server listens; the second is free.
+      const picked: number[] = [];
+      const picks = [takenPort];
+      const pick = async () => {
+        const port = picks.shift() ?? (await freePort());
+        picked.push(port);
+        return port;
+      };
+      const server = await onFreePort(listenOn, 3, pick);
+      expect(picked).toHaveLength(2);
+      expect(picked[0]).toBe(takenPort);
+      expect((server.address() as AddressInfo).port).toBe(picked[1]);
+      await close(server);
+
+      let tries = 0;
+      await expect(onFreePort((port) => (tries++, listenOn(port)), 3, async () => takenPort)).rejects.toThrow(PortTaken);
+      expect(tries).toBe(3);
+
+      tries = 0;
+      await expect(onFreePort(async () => (tries++, Promise.reject(new Error("prism exited"))), 3, freePort)).rejects.toThrow(/prism exited/);
+      expect(tries).toBe(1);
+    } finally {
+      await close(taken);
+    }
   });
 });

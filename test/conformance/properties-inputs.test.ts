@@ -2,9 +2,9 @@
 // of every route (src/conformance/properties/): each broken server breaks the rule on some
 // inputs or routes only, the suite fails exactly that rule, and only the property finds it.
 import { describe, expect, it } from "vitest";
-import { boundCases } from "../../src/conformance/properties/bounds.ts";
-import { planFor, type Known, type Plan } from "../../src/conformance/generate/plans.ts";
-import { fieldsOf } from "../../src/conformance/generate/schema.ts";
+import { boundCases } from "../../src/conformance/checks/inputs/bounds.ts";
+import { planFor, type Known, type Plan } from "../../src/conformance/kit/generate/plans.ts";
+import { fieldsOf } from "../../src/conformance/kit/generate/schema.ts";
 import { operations } from "../../src/contract/index.ts";
 import { against, messages, routeDouble } from "./support/properties.ts";
 import { explain, failing } from "./support/run.ts";

@@ -5,15 +5,16 @@
 // on the others): the suite fails exactly that rule, and only the property finds it (every
 // failure is the property's, on the routes the bug lives on).
 import { describe, expect, it } from "vitest";
-import { operationLabel } from "../../src/conformance/describe.ts";
-import { curlLine } from "../../src/conformance/exchange-record.ts";
-import { Masker } from "../../src/conformance/secrets.ts";
-import { spellingsOf } from "../../src/conformance/properties/spellings.ts";
-import { v1Operations } from "../../src/conformance/properties/every-route.ts";
+import { curlLine } from "../../src/conformance/target/record.ts";
+import { Masker } from "../../src/conformance/target/secrets.ts";
+import { spellingsOf } from "../../src/conformance/checks/auth/spellings.ts";
+import { v1Operations } from "../../src/conformance/kit/routes.ts";
 import { matchOperation } from "../../src/contract/index.ts";
 import { pathOnly, type ProxiedRequest } from "./support/proxy.ts";
 import { against, messages, narrow, routeDouble } from "./support/properties.ts";
-import { DEMO_KEYS, explain, failing } from "./support/run.ts";
+import { explain, failing } from "./support/run.ts";
+import { DEMO_KEYS } from "../../src/conformance/run/simulator.ts";
+import { operationLabel } from "../../src/conformance/target/exchange.ts";
 
 const LIBRARY = v1Operations("api_key").filter((op) => op.path.startsWith("/v1/library/"));
 

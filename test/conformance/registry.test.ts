@@ -3,16 +3,17 @@
 // its contract location encodes (one broken thing, one failed rule).
 import { describe, expect, it } from "vitest";
 import { CHECKS, UNCHECKED } from "../../src/conformance/index.ts";
-import { ANSWER_CHECKS } from "../../src/conformance/answer-checks/index.ts";
-import { ruleBroken } from "../../src/conformance/broken-rule.ts";
-import { Results } from "../../src/conformance/results.ts";
+import { ANSWER_CHECKS } from "../../src/conformance/judge/answer-checks/index.ts";
+import { INVARIANTS } from "../../src/conformance/judge/invariants/index.ts";
+import { ruleBroken } from "../../src/conformance/judge/broken-rule.ts";
+import { Results } from "../../src/conformance/judge/results.ts";
 import { checkAnswer, operationById, seedRules } from "../../src/contract/index.ts";
 import { readFileSync } from "node:fs";
 
 const observedEverywhere = (() => {
-  // Rules the answer checks charge, and those the classifier names for the contract's locations (broken-rule.ts).
-  const text = readFileSync(new URL("../../src/conformance/broken-rule.ts", import.meta.url), "utf8");
-  return new Set([...ANSWER_CHECKS.flatMap((c) => c.rules), ...[...text.matchAll(/"([A-Z0-9]+-[0-9A-Z]+)"/g)].map((m) => m[1]!)]);
+  // Rules the answer checks and the invariants charge, and those the classifier names for the contract's locations (broken-rule.ts).
+  const text = readFileSync(new URL("../../src/conformance/judge/broken-rule.ts", import.meta.url), "utf8");
+  return new Set([...ANSWER_CHECKS.flatMap((c) => c.rules), ...INVARIANTS.flatMap((i) => i.rules), ...[...text.matchAll(/"([A-Z0-9]+-[0-9A-Z]+)"/g)].map((m) => m[1]!)]);
 })();
 
 describe("the suite's rule bookkeeping", () => {

@@ -7,14 +7,14 @@ import { createRequire } from "node:module";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { exitCode, renderHar, renderJson, renderJunit, renderTable, runConformance, type Report } from "../../src/conformance/index.ts";
-import { statusCoverage } from "../../src/conformance/coverage.ts";
-import { curlLine } from "../../src/conformance/exchange-record.ts";
-import { Masker } from "../../src/conformance/secrets.ts";
+import { statusCoverage } from "../../src/conformance/run/coverage.ts";
+import { curlLine } from "../../src/conformance/target/record.ts";
+import { Masker } from "../../src/conformance/target/secrets.ts";
 import { operationById, seedRules } from "../../src/contract/index.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { startProxy } from "./support/proxy.ts";
 import { startSim, withSim } from "./support/run.ts";
-import { greyPng } from "../../src/conformance/png.ts";
+import { greyPng } from "../../src/conformance/kit/png.ts";
 
 /** Runs a shell line (a report's curl) and gives its output. */
 function shell(line: string, env: Record<string, string>): Promise<string> {
@@ -60,7 +60,7 @@ describe("coverage of the seed rules", () => {
   });
 
   it("refuses a floor outside 0..100", async () => {
-    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", minCoverage: 101 })).rejects.toThrow(/minCoverage is a percentage of the rules, 0 to 100; got 101/);
+    await expect(runConformance({ baseUrl: "http://127.0.0.1:9", apiKey: "k", minCoverage: 101 })).rejects.toThrow(/^minCoverage \(--min-coverage\) takes a percentage of the rules \(0 to 100\), got 101$/);
   });
 });
 

@@ -6,14 +6,14 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { curlLine } from "../../src/conformance/exchange-record.ts";
+import { curlLine } from "../../src/conformance/target/record.ts";
 import { renderTable, type Report } from "../../src/conformance/index.ts";
-import { Masker } from "../../src/conformance/secrets.ts";
-import { simulatorScopedKeys } from "../../src/conformance/simulator-keys.ts";
+import { Masker } from "../../src/conformance/target/secrets.ts";
+import { DEMO_KEYS, simulatorClientDocument, simulatorScopedKeys, simulatorSession } from "../../src/conformance/run/simulator.ts";
 import { cli } from "./support/cli.ts";
 import { acceptsEverything } from "./support/hostile.ts";
 import { startProxy } from "./support/proxy.ts";
-import { DEMO_KEYS, simulatorAccessToken, simulatorAutoConsent, simulatorClientDocument, simulatorSession, startSim } from "./support/run.ts";
+import { controlOf, OPEN, simulatorAccessToken, simulatorAutoConsent, startSim } from "./support/run.ts";
 
 /** Where `secret` (as is, or encoded in a URL) shows in `text`, with what surrounds it; none: []. */
 function leaks(text: string, secret: string): string[] {
@@ -29,16 +29,15 @@ describe("secrets in the suite's output", () => {
     // Generations finish in a fraction of a second (the CLI waits for them in real time), and
     // the windows are open as the CI guide opens them (the default 300 a minute made this run
     // wait a minute for a window: what it checks is the outputs, not the windows).
-    const open = { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 };
-    const sim = await startSim({ clockSpeed: 1, rateLimits: open, timing: { queuedMs: 50, pendingMs: 50, runningMs: { video: 100, image: 100, upscale: 100, model_3d: 100 } } });
+    const sim = await startSim({ clockSpeed: 1, ...OPEN, timing: { queuedMs: 50, pendingMs: 50, runningMs: { video: 100, image: 100, upscale: 100, model_3d: 100 } } });
     const double = acceptsEverything();
     const proxy = await startProxy(sim.url, double.rewrite);
     const dir = mkdtempSync(join(tmpdir(), "conformance-masking-"));
     try {
-      const session = await simulatorSession(sim);
+      const session = await simulatorSession(controlOf(sim), sim.url);
       const oauthToken = await simulatorAccessToken(sim, "me:read models:read");
-      const scoped = await simulatorScopedKeys(sim.url);
-      const document = await simulatorClientDocument(sim);
+      const scoped = await simulatorScopedKeys(controlOf(sim));
+      const document = await simulatorClientDocument(controlOf(sim));
       await simulatorAutoConsent(sim);
       const given = ["ghk_demo_full", "ghk_demo_other", ...Object.values(DEMO_KEYS), ...scoped, session.cookie, oauthToken];
       const flags = [
@@ -76,7 +75,8 @@ describe("secrets in the suite's output", () => {
       // The given ones are written as the variables that hold them.
       expect(table).toContain('"Authorization: Bearer ${HUB_API_KEY}"');
       expect(table).toMatch(/\?api_key=\$\{HUB_API_KEY\}/);
-      expect(table).toMatch(/\?access_token=\$\{HUB_API_KEY\}/);
+      // (A rule keeps its first 20 failures: the access_token spelling shows in every request's line.)
+      expect(run.stderr).toMatch(/\?access_token=\$HUB_API_KEY\b/);
     } finally {
       await proxy.close();
       await sim.close();

@@ -7,17 +7,15 @@
 // properties-sweeps.test.ts.)
 import { describe, expect, it } from "vitest";
 import { renderHar, renderTable, type Report } from "../../src/conformance/index.ts";
-import { allLinks, evaluate, follow, merged } from "../../src/conformance/stateful/links.ts";
-import { aboutId, ASSETS, FOLDERS, GENERATIONS, idRoutes } from "../../src/conformance/stateful/routes.ts";
+import { allLinks, evaluate, follow, merged } from "../../src/conformance/kit/links.ts";
+import { aboutId, ASSETS, FOLDERS, GENERATIONS, idRoutes } from "../../src/conformance/kit/objects.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { editJson, startProxy, type Rewrite } from "./support/proxy.ts";
-import { explain, failing, runFull, startSim } from "./support/run.ts";
-import type { ConformanceOptions } from "../../src/conformance/options.ts";
-
-const WIDE = { rateLimits: { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 } };
+import { explain, failing, OPEN, runFull, startSim } from "./support/run.ts";
+import type { ConformanceOptions } from "../../src/conformance/facts/given.ts";
 
 async function through(rewrite: (sim: Awaited<ReturnType<typeof startSim>>) => Rewrite, extra: Partial<ConformanceOptions>): Promise<Report> {
-  const sim = await startSim(WIDE);
+  const sim = await startSim(OPEN);
   const proxy = await startProxy(sim.url, rewrite(sim));
   try {
     return await runFull(sim, proxy.url, { quick: true, ...extra });

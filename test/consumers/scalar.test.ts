@@ -5,14 +5,14 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { extname, join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at, consumers } from "../../scripts/lib/paths.ts";
 import { operations } from "../../src/contract/index.ts";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 import { consumerToolsFor } from "./support.ts";
 
-const executablePath = chromiumFor("browser check of Scalar's API reference", "test/consumers/scalar.test.ts");
+const browsers = chromiumFor("browser check of Scalar's API reference", "test/consumers/scalar.test.ts");
 const installed = consumerToolsFor("consumer matrix: Scalar's API reference", "test/consumers/scalar.test.ts");
 const scalarBuild = join(consumers.root, "node_modules/@scalar/api-reference/dist/browser");
 
@@ -60,7 +60,7 @@ function serve(): Server {
   });
 }
 
-describe.runIf(executablePath && installed)("consumer matrix: Scalar's API reference in a browser", { timeout: 120_000 }, () => {
+describe.runIf(browsers.path && installed)("consumer matrix: Scalar's API reference in a browser", { timeout: 120_000 }, () => {
   let server: Server;
   let origin: string;
   let browser: Browser;
@@ -68,10 +68,10 @@ describe.runIf(executablePath && installed)("consumer matrix: Scalar's API refer
     server = serve();
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    browser = await browsers.launch();
   });
   afterAll(async () => {
-    await browser?.close();
+    await browsers.close();
     server?.close();
   });
 

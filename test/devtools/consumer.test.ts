@@ -11,18 +11,17 @@ import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { build } from "esbuild";
-import { chromium } from "playwright-core";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
 import { markdownBlocks } from "../docs/code-samples.ts";
 import { eventsFromAnotherPanel, missingScope, noCredentialMeansNone, submitThroughSearch, watchErrors, wrongBodyFlagged } from "../docs/console-flows.ts";
 import { serveSite } from "../docs/support.ts";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 import { npmIn } from "../support/npm.ts";
 import { repositoryPointers } from "../support/user-facing.ts";
 
-const executablePath = chromiumFor("the dev tools' MSW handlers in a consumer's page", "test/devtools/consumer.test.ts");
+const browsers = chromiumFor("the dev tools' MSW handlers in a consumer's page", "test/devtools/consumer.test.ts");
 /** The versions this repository tests with, installed in the consumer project from the registry. */
 const rootManifest = JSON.parse(readFileSync(at("package.json"), "utf8")) as { devDependencies: Record<string, string> };
 
@@ -322,7 +321,7 @@ test("and the next sees the demo's few generations", async () => {
     expect(r.stdout).toMatch(/Tests\s+6 passed/);
   });
 
-  it.runIf(executablePath)("EVT-6: the MSW handlers in a page of the project, through MSW's service worker in Chromium: the event stream stays open and delivers every status", async () => {
+  it.runIf(browsers.path)("EVT-6: the MSW handlers in a page of the project, through MSW's service worker in Chromium: the event stream stays open and delivers every status", async () => {
     const site = join(project, "public");
     execFileSync(join(project, "node_modules/.bin/msw"), ["init", site, "--no-save"], { cwd: project, stdio: "ignore", env });
     writeFileSync(join(project, "page.ts"), `import { setupWorker } from "msw/browser";
@@ -351,7 +350,7 @@ async function run() {
     await build({ entryPoints: [join(project, "page.ts")], bundle: true, platform: "browser", format: "esm", outfile: join(site, "page.js"), absWorkingDir: project, logLevel: "silent" });
     writeFileSync(join(site, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>app</title><script type="module" src="/page.js"></script></head><body></body></html>\n`);
     const served = await serveSite(site, "/");
-    const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    const browser = await browsers.launch();
     try {
       const page = await browser.newPage();
       await page.goto(served.url);
@@ -363,10 +362,10 @@ async function run() {
     }
   });
 
-  it.runIf(executablePath)("the reference docs shipped in the package send from their try-it panel to `generation-hub mock`: a submit reached through the search (202, its journal row, the same record again), a wrong body flagged with the server's reasons and its verdict, a missing scope's rung, no credential beside a session, another panel's event; nothing outside the machine", async () => {
+  it.runIf(browsers.path)("the reference docs shipped in the package send from their try-it panel to `generation-hub mock`: a submit reached through the search (202, its journal row, the same record again), a wrong body flagged with the server's reasons and its verdict, a missing scope's rung, no credential beside a session, another panel's event; nothing outside the machine", async () => {
     const mock = await startMock(["--port", "0", "--clock-speed", "0"]);
     const target = { base: mock.url };
-    const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    const browser = await browsers.launch();
     const errors: string[] = [];
     const outside: string[] = [];
     try {

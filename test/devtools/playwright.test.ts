@@ -30,10 +30,11 @@ import { delimiter, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
 import { markdownBlocks } from "../docs/code-samples.ts";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { CHROMIUM_ARGS } from "../../scripts/lib/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 import { npmIn } from "../support/npm.ts";
 
-const executablePath = chromiumFor("the Playwright fixtures' 4-worker suite in a fresh project", "test/devtools/playwright.test.ts");
+const executablePath = chromiumFor("the Playwright fixtures' 4-worker suite in a fresh project", "test/devtools/playwright.test.ts").path;
 const rootManifest = JSON.parse(readFileSync(at("package.json"), "utf8")) as { devDependencies: Record<string, string> };
 // The test's own Node first on PATH, for npm, the bins' `#!/usr/bin/env node` and Playwright's web servers.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", NO_COLOR: "1" };

@@ -5,16 +5,16 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocsSite } from "../../src/docs/build.ts";
 import { REQUIRED_GUIDES } from "../../src/docs/guides.ts";
 import { REFERENCE_PAGE, referenceOperations } from "../../src/docs/routes.ts";
 import { at } from "../../scripts/lib/paths.ts";
 import { serveSite, type StaticSite } from "./support.ts";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 
-const executablePath = chromiumFor("browser check of the docs", "test/docs/browser.test.ts");
+const browsers = chromiumFor("browser check of the docs", "test/docs/browser.test.ts");
 /** Screenshots for a human to look at (not compared by the tests). */
 const SCREENSHOTS = at("test-results/docs");
 const SCREENSHOT = join(SCREENSHOTS, "operation-submitGeneration.png");
@@ -59,7 +59,7 @@ function operationLayoutFaults(route: string): string[] {
   return faults;
 }
 
-describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => {
+describe.runIf(browsers.path)("docs in a browser", { timeout: 120_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), "docs-browser-test-"));
   const dir = join(work, "site");
   let site: StaticSite;
@@ -72,7 +72,7 @@ describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => 
     await buildDocsSite({ outDir: dir });
     // Under the headers the simulator serves /docs with (nosniff, each page's CSP).
     site = await serveSite(dir, "/docs/", { docsHeaders: true });
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    browser = await browsers.launch();
     // Reduced motion: Redoc scrolls to a route without animation, so routes settle at once.
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, reducedMotion: "reduce" });
     context.on("request", (request) => {
@@ -82,7 +82,7 @@ describe.runIf(executablePath)("docs in a browser", { timeout: 120_000 }, () => 
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await browsers.close();
     await site?.close();
     rmSync(work, { recursive: true, force: true });
   });

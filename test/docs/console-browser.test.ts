@@ -9,12 +9,12 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocsSite } from "../../src/docs/build.ts";
 import { CONSOLE_APP, CONSOLE_SCRIPT } from "../../src/docs/console/bundle.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.ts";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 import {
   eventsFromAnotherPanel,
   journalRows,
@@ -32,7 +32,7 @@ import {
 } from "./console-flows.ts";
 import { serveSite, type StaticSite } from "./support.ts";
 
-const executablePath = chromiumFor("browser check of the docs' try-it panel", "test/docs/console-browser.test.ts");
+const browsers = chromiumFor("browser check of the docs' try-it panel", "test/docs/console-browser.test.ts");
 
 const listen = async (server: Server) => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -74,7 +74,7 @@ fetch(${JSON.stringify(journal)}).then((r) => r.text()).then((t) => (window.resu
 fetch(${JSON.stringify(docs)}).then((r) => r.text()).then((t) => (window.results.docs = t.length), (e) => (window.results.docs = "refused: " + e.message));
 </script></body></html>`;
 
-describe.runIf(executablePath)("the docs' try-it panel in a browser", { timeout: 60_000 }, () => {
+describe.runIf(browsers.path)("the docs' try-it panel in a browser", { timeout: 60_000 }, () => {
   const work = mkdtempSync(join(tmpdir(), "docs-console-browser-"));
   const dir = join(work, "site");
   let sim: RunningSimulator;
@@ -101,7 +101,7 @@ describe.runIf(executablePath)("the docs' try-it panel in a browser", { timeout:
     proxyUrl = await listen(proxy);
     attacker = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(ATTACKER(`${sim.url}/docs/reference.html`, `${sim.url}/_sim/requests`)));
     attackerUrl = await listen(attacker);
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    browser = await browsers.launch();
     context = await browser.newContext({ viewport: { width: 1400, height: 1000 }, reducedMotion: "reduce" });
     context.on("request", (r) => requested.push(r.url()));
     context.on("page", (page) => watchErrors(page, errors));

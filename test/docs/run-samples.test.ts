@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorizationUrl, discover, documentClient, exchangeCode } from "../../src/client/oauth/index.ts";
 import { encodePng } from "../../src/common/png.ts";
@@ -22,7 +22,7 @@ import { startSimulator, type RunningSimulator, type SimulatorOptions } from "..
 import { at } from "../../scripts/lib/paths.ts";
 import { allSamples, isSample, notRunReason, NOT_RUN, type CodeSample } from "./code-samples.ts";
 import { bundleSample, runInNode, runInPage, SAMPLE_MODULE, type RunResult } from "./sample-runner.ts";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 
 const SAMPLE_TIMEOUT_MS = 20_000;
 const DEMO_KEY = "ghk_demo_full";
@@ -160,7 +160,7 @@ function asRun(sample: CodeSample, sim: RunningSimulator): string {
 }
 
 const samples = allSamples();
-const executablePath = chromiumFor("the docs' page samples in a browser", "test/docs/run-samples.test.ts");
+const browsers = chromiumFor("the docs' page samples in a browser", "test/docs/run-samples.test.ts");
 
 describe("every code sample of the docs runs to completion against the simulator", () => {
   const work = mkdtempSync(join(tmpdir(), "docs-run-samples-"));
@@ -168,10 +168,10 @@ describe("every code sample of the docs runs to completion against the simulator
 
   beforeAll(async () => {
     writeFileSync(join(work, "lighthouse.png"), encodePng(64, 0, new Uint8Array(64 * (1 + 64))));
-    if (executablePath) browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    if (browsers.path) browser = await browsers.launch();
   });
   afterAll(async () => {
-    await browser?.close();
+    await browsers.close();
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -183,7 +183,7 @@ describe("every code sample of the docs runs to completion against the simulator
   for (const sample of samples.filter((s) => !notRunReason(s))) {
     const plan = PLANS.find((p) => isSample(p.sample, sample));
     const title = plan ? `${sample.name} (needs ${plan.needs})` : sample.name;
-    const runs = plan?.page ? it.runIf(executablePath) : it;
+    const runs = plan?.page ? it.runIf(browsers.path) : it;
     runs(title, { timeout: SAMPLE_TIMEOUT_MS + 30_000 }, async () => {
       const pageDir = mkdtempSync(join(work, "page-"));
       const sim = await startSimulator({ port: 0, clockSpeed: 100, docsDir: pageDir, ...plan?.simulator });

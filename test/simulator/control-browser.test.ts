@@ -8,12 +8,12 @@
 // it says so loudly, and fails in CI (CI=true), where Chromium is installed.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 import { startSim, type Sim } from "./support/harness.ts";
 
-const executablePath = chromiumFor("browser check of the control interface's protections", "test/simulator/control-browser.test.ts");
+const browsers = chromiumFor("browser check of the control interface's protections", "test/simulator/control-browser.test.ts");
 
 /** What the hub looks like to the attack: each value must be the same after it. */
 function snapshot(sim: Sim) {
@@ -30,7 +30,7 @@ function snapshot(sim: Sim) {
   };
 }
 
-describe.runIf(executablePath)("a page of another origin against the simulator, in Chromium", { timeout: 30_000 }, () => {
+describe.runIf(browsers.path)("a page of another origin against the simulator, in Chromium", { timeout: 30_000 }, () => {
   let sim: Sim;
   /** The same simulator started with --cors '*'. */
   let open: Sim;
@@ -44,11 +44,11 @@ describe.runIf(executablePath)("a page of another origin against the simulator, 
     attacker = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>a page elsewhere</title><p>hello</p>"));
     await new Promise<void>((resolve) => attacker.listen(0, "127.0.0.1", resolve));
     attackerPort = (attacker.address() as AddressInfo).port;
-    browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, "--host-resolver-rules=MAP attacker.test 127.0.0.1, MAP rebound.test 127.0.0.1"] });
+    browser = await browsers.launch(["--host-resolver-rules=MAP attacker.test 127.0.0.1, MAP rebound.test 127.0.0.1"]);
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await browsers.close();
     await new Promise((resolve) => attacker?.close(resolve));
     await sim?.close();
     await open?.close();

@@ -7,16 +7,16 @@
 // cannot run: it says so loudly, and fails in CI (CI=true), where Chromium is installed.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 import { FULL, startSim, type Sim } from "./support/harness.ts";
 
-const executablePath = chromiumFor("browser check of the request inspector", "test/simulator/inspector-browser.test.ts");
+const browsers = chromiumFor("browser check of the request inspector", "test/simulator/inspector-browser.test.ts");
 
 const VIDEO = { type: "video", model: "video-model-a", prompt: "a lighthouse at dusk", duration: 5 };
 
-describe.runIf(executablePath)("the request inspector in Chromium", { timeout: 30_000 }, () => {
+describe.runIf(browsers.path)("the request inspector in Chromium", { timeout: 30_000 }, () => {
   let sim: Sim;
   let browser: Browser;
   let context: BrowserContext;
@@ -33,7 +33,7 @@ describe.runIf(executablePath)("the request inspector in Chromium", { timeout: 3
     elsewhere = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>elsewhere</title><p>a page elsewhere</p>"));
     await new Promise<void>((resolve) => elsewhere.listen(0, "127.0.0.1", resolve));
     elsewherePort = (elsewhere.address() as AddressInfo).port;
-    browser = await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, "--host-resolver-rules=MAP elsewhere.test 127.0.0.1"] });
+    browser = await browsers.launch(["--host-resolver-rules=MAP elsewhere.test 127.0.0.1"]);
     context = await browser.newContext();
     const own = new URL(sim.url).origin;
     // Every request of the inspector's context is intercepted: recorded, and one to any other
@@ -53,7 +53,7 @@ describe.runIf(executablePath)("the request inspector in Chromium", { timeout: 3
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await browsers.close();
     await new Promise((resolve) => elsewhere?.close(resolve));
     await sim?.close();
   });

@@ -6,14 +6,14 @@
 // one's inspector, which shows that sandbox's journal only. (The reference docs' console
 // links its requests to the inspector this way.) Without Chromium this check cannot run: it
 // says so loudly, and fails in CI (CI=true), where Chromium is installed.
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HubControl, startSimulator, type RunningSimulator, type SandboxHandle } from "../../src/simulator/index.ts";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 
-const executablePath = chromiumFor("browser check of the request inspector's links and hub picker", "test/simulator/inspector-links-browser.test.ts");
+const browsers = chromiumFor("browser check of the request inspector's links and hub picker", "test/simulator/inspector-links-browser.test.ts");
 
-describe.runIf(executablePath)("the request inspector's row links and hub picker in Chromium", { timeout: 30_000 }, () => {
+describe.runIf(browsers.path)("the request inspector's row links and hub picker in Chromium", { timeout: 30_000 }, () => {
   let sim: RunningSimulator;
   let sandbox: SandboxHandle;
   let browser: Browser;
@@ -25,7 +25,7 @@ describe.runIf(executablePath)("the request inspector's row links and hub picker
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, clockSpeed: 0 });
     sandbox = await HubControl.overHttp(sim.url).createSandbox();
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    browser = await browsers.launch();
     page = await (await browser.newContext()).newPage();
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   });

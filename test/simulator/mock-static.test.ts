@@ -2,7 +2,7 @@
 // named error examples with the Prefer form README documents.
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../src/conformance/prism.ts";
+import { freePort } from "../../src/conformance/run/prism.ts";
 
 function run(args: string[]): { child: ChildProcess; output: () => string; exit: Promise<number | null> } {
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/mock-static.ts", ...args], { cwd: process.cwd(), stdio: ["ignore", "pipe", "pipe"] });

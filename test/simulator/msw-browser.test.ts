@@ -10,18 +10,18 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "esbuild";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
 import { bundleSample, runInPage } from "../docs/sample-runner.ts";
 import { serveSite, type StaticSite } from "../docs/support.ts";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 import type { PageReport } from "./msw-browser/page.ts";
 import { mswDocsSample } from "./support/msw-docs.ts";
 
-const executablePath = chromiumFor("browser check of the MSW handlers", "test/simulator/msw-browser.test.ts");
+const browsers = chromiumFor("browser check of the MSW handlers", "test/simulator/msw-browser.test.ts");
 
-describe.runIf(executablePath)("the hub's MSW handlers in a browser", { timeout: 120_000 }, () => {
+describe.runIf(browsers.path)("the hub's MSW handlers in a browser", { timeout: 120_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), "msw-browser-test-"));
   let site: StaticSite;
   let browser: Browser;
@@ -32,11 +32,11 @@ describe.runIf(executablePath)("the hub's MSW handlers in a browser", { timeout:
     await build({ entryPoints: ["test/simulator/msw-browser/page.ts"], bundle: true, platform: "browser", format: "esm", outfile: join(dir, "page.js"), logLevel: "silent" });
     writeFileSync(join(dir, "index.html"), `<!doctype html><html><head><meta charset="utf-8"><title>MSW hub</title><script type="module" src="/page.js"></script></head><body></body></html>\n`);
     site = await serveSite(dir, "/");
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    browser = await browsers.launch();
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await browsers.close();
     await site?.close();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -9,16 +9,16 @@ import { mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as oauth from "oauth4webapi";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
-import { CHROMIUM_ARGS, chromiumFor } from "../support/chromium.ts";
+import { chromiumFor } from "../support/chromium.ts";
 import { startSim, type Sim } from "./support/harness.ts";
 import { authorizationRequest } from "./support/oauth.ts";
 
-const executablePath = chromiumFor("browser check of the OAuth consent screen", "test/simulator/oauth-consent.test.ts");
+const browsers = chromiumFor("browser check of the OAuth consent screen", "test/simulator/oauth-consent.test.ts");
 
-describe.runIf(executablePath)("OAuth consent in a browser", { timeout: 60_000 }, () => {
+describe.runIf(browsers.path)("OAuth consent in a browser", { timeout: 60_000 }, () => {
   let sim: Sim;
   let app: Server;
   let appUrl: string;
@@ -39,7 +39,7 @@ describe.runIf(executablePath)("OAuth consent in a browser", { timeout: 60_000 }
     });
     await new Promise<void>((resolve) => app.listen(0, "127.0.0.1", resolve));
     appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    browser = await browsers.launch();
     const issuer = new URL(sim.url);
     as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...http, algorithm: "oauth2" }));
   });
@@ -70,7 +70,7 @@ describe.runIf(executablePath)("OAuth consent in a browser", { timeout: 60_000 }
 
   afterAll(async () => {
     await context?.close();
-    await browser?.close();
+    await browsers.close();
     await new Promise<void>((resolve) => app?.close(() => resolve()));
     await sim?.close();
     expect(outside).toEqual([]);

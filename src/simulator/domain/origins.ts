@@ -1,19 +1,8 @@
-// Which origins and host names are this machine's own (loopback). A tool on 127.0.0.1 is
-// still reachable from every page its user visits, so the simulator tells loopback
-// origins apart from the rest: the session cookie's default Origin allowlist, the
-// control interface's guard, the HTTP adapter's Host allow-list.
-
-/**
- * A loopback host name or address: `localhost` and its subdomains (browsers resolve
- * `*.localhost` to loopback themselves, RFC 6761), 127.0.0.0/8 and ::1 (with or without
- * brackets). Lower-case, without a port.
- */
-export function isLoopbackHostname(hostname: string): boolean {
-  const h = hostname.endsWith(".") ? hostname.slice(0, -1) : hostname;
-  if (h === "localhost" || h.endsWith(".localhost")) return true;
-  if (h === "::1" || h === "[::1]") return true;
-  return /^127(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$/.test(h);
-}
+// Which origins are this machine's own (loopback; the host test is common/loopback.ts). A
+// tool on 127.0.0.1 is still reachable from every page its user visits, so the simulator
+// tells loopback origins apart from the rest: the session cookie's default Origin
+// allowlist, the control interface's guard.
+import { isLoopbackHost } from "../../common/loopback.ts";
 
 /** The origin of an absolute URL (`scheme://host[:port]`), or undefined when it does not parse. */
 export function originOf(url: string): string | undefined {
@@ -33,7 +22,7 @@ export function isLoopbackOrigin(origin: string): boolean {
   } catch {
     return false;
   }
-  return url.origin === origin.toLowerCase() && isLoopbackHostname(url.hostname);
+  return url.origin === origin.toLowerCase() && isLoopbackHost(url.hostname);
 }
 
 const CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);

@@ -7,7 +7,7 @@
 // and --allowed-hosts. Mock Service Worker's handlers run inside the app itself and
 // answer whatever base address it uses: this check is the server's only.
 import { isIP } from "node:net";
-import { isLoopbackHostname } from "../domain/origins.ts";
+import { isLoopbackHost } from "../../common/loopback.ts";
 
 /** The host name of a Host header (lower-case, no port; an IPv6 address without brackets), or undefined when it is not one. */
 export function hostnameOf(host: string): string | undefined {
@@ -39,7 +39,7 @@ export function hostAllowList(allowed: readonly string[]): (host: string) => boo
     if (anyHost) return true;
     const name = hostnameOf(host);
     if (name === undefined) return false;
-    if (isIP(name) !== 0 || isLoopbackHostname(name) || exact.has(name)) return true;
+    if (isIP(name) !== 0 || isLoopbackHost(name) || exact.has(name)) return true;
     return domains.some((d) => name === d.slice(1) || name.endsWith(d));
   };
   return (host) => {

@@ -54,7 +54,7 @@ export interface HubHandlers {
  */
 export function createHubHandlers(options: HubHandlersOptions = {}): HubHandlers {
   const { baseUrl: given = DEFAULT_BASE_URL, bodyLimit = DEFAULT_BODY_LIMIT, ...hubOptions } = options;
-  const baseUrl = originOf(given);
+  const baseUrl = baseOriginOf(given);
   const hub = new Hub({ ...hubOptions, clockSpeed: hubOptions.clockSpeed ?? 0, assets: hubOptions.assets ?? embeddedAssets() });
   // A pattern without groups: MSW decodes path parameters, and a malformed one would throw
   // before the hub could answer 404 in the envelope.
@@ -63,7 +63,8 @@ export function createHubHandlers(options: HubHandlersOptions = {}): HubHandlers
   return { handlers, hub, control: new HubControl(hub, baseUrl), baseUrl };
 }
 
-function originOf(baseUrl: string): string {
+/** The origin `baseUrl` names, refused (TypeError) when it is not an http(s) origin without a path. */
+function baseOriginOf(baseUrl: string): string {
   let url: URL;
   try {
     url = new URL(baseUrl);

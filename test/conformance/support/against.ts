@@ -5,7 +5,7 @@ import { expect, it } from "vitest";
 import type { Report } from "../../../src/conformance/index.ts";
 import { DOUBLES, type Double } from "./doubles.ts";
 import { startProxy } from "./proxy.ts";
-import { explain, failing, runFull, SIMULATOR_FINDINGS, startSim } from "./run.ts";
+import { explain, failing, OPEN, runFull, SIMULATOR_FINDINGS, startSim } from "./run.ts";
 
 export async function against(rule: string): Promise<Report> {
   const double = DOUBLES.find((d) => d.rule === rule);
@@ -28,15 +28,13 @@ export function failuresOf(report: Report, rule: string): string {
   return report.rows.find((r) => r.id === rule)!.failures.map((f) => f.message).join("\n");
 }
 
-const WIDE = { rateLimits: { keyQuota: 1_000_000, accountQuota: 1_000_000, submitQuota: 1_000_000, concurrency: 100_000 } };
-
 /**
  * Runs the suite through a double, narrowed to its rules (`only`, with the checks that
  * make what they probe) to stay quick; a bug only generated inputs meet is run with them,
  * for its operations.
  */
 export async function againstNarrow(d: Double, generate: boolean): Promise<Report> {
-  const sim = await startSim(generate ? WIDE : {});
+  const sim = await startSim(generate ? OPEN : {});
   const proxy = await startProxy(sim.url, d.make(sim));
   try {
     const only = [d.rule, ...(d.also ?? []), ...(d.with ?? [])];

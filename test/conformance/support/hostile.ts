@@ -149,3 +149,22 @@ export function acceptsEverything(): { rewrite: Rewrite; issued: Set<string> } {
   };
   return { rewrite, issued };
 }
+
+/**
+ * A server that answers every request with a 500 whose body is `bytes` long (an envelope
+ * whose `message` is padded out): what a client keeps of each answer is what a test of
+ * kept memory measures.
+ */
+export function largeAnswers(bytes: number): Promise<Listening> {
+  return listen(
+    createHttp((req, res) => {
+      req.resume();
+      const requestId = String(req.headers["x-request-id"] ?? "r");
+      const body = JSON.stringify({ error: { code: "internal_error", message: "", user_message: "Internal error.", request_id: requestId } });
+      const padded = body.replace('"message":""', `"message":"${"x".repeat(Math.max(0, bytes - body.length))}"`);
+      res.writeHead(500, { "content-type": "application/json", "x-request-id": requestId, "content-length": Buffer.byteLength(padded) });
+      res.end(padded);
+    }),
+    "http",
+  );
+}

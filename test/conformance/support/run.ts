@@ -2,10 +2,19 @@
 // tests: a frozen simulated clock that the suite moves instead of sleeping, the demo
 // keys for every role, and a short heartbeat so the heartbeat check is quick.
 import { createHash, randomBytes } from "node:crypto";
-import { runConformance, simulatorControl, SUITE_REDIRECT_URI, type ConformanceOptions, type Report } from "../../../src/conformance/index.ts";
-import type { RunExtras } from "../../../src/conformance/runner.ts";
-import { simulatorScopedKeys } from "../../../src/conformance/simulator-keys.ts";
+import { runConformance, SUITE_REDIRECT_URI, type ConformanceOptions, type Report } from "../../../src/conformance/index.ts";
+import type { RunExtras } from "../../../src/conformance/run/runner.ts";
+import { DEMO_ACCOUNT, OPEN_WINDOWS, simulatorOptions } from "../../../src/conformance/run/simulator.ts";
+import { HubControl } from "../../../src/simulator/msw/control.ts";
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from "../../../src/simulator/index.ts";
+
+/**
+ * The windows open (OPEN_WINDOWS, as the command line opens them for generated inputs),
+ * and the generation slots too: unlike the command line's simulator, the tests' clock is
+ * frozen and moves only when the suite moves it, so generations do not finish on their
+ * own and the 8 slots would fill with generated submits.
+ */
+export const OPEN = { rateLimits: { ...OPEN_WINDOWS, concurrency: 100_000 } };
 
 export async function startSim(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   return startSimulator({ port: 0, clockSpeed: 0, heartbeatSeconds: 1, ...options });
@@ -21,44 +30,14 @@ export async function withSim<T>(options: SimulatorOptions, use: (sim: RunningSi
   }
 }
 
-/** Every key the simulator's demo accounts offer, by role. */
-export const DEMO_KEYS: NonNullable<ConformanceOptions["keys"]> = {
-  expired: "ghk_demo_expired",
-  revoked: "ghk_demo_revoked",
-  "no-api-access": "ghk_demo_noapi",
-  suspended: "ghk_demo_suspended",
-  terms: "ghk_demo_terms",
-  "read-only": "ghk_demo_readonly",
-  free: "ghk_demo_free",
-  "spend-capped": "ghk_demo_capped",
-  "oauth-invalid": "gho_conformance_unknown_token",
-};
-
-/** A site session of the demo account, through the simulator's sign-in (`POST /site/sign-in`). */
-export async function simulatorSession(sim: RunningSimulator, accountId = "acc_demo"): Promise<{ cookie: string; origin: string }> {
-  const res = await fetch(`${sim.url}/site/sign-in`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ account_id: accountId }) });
-  const body = (await res.json()) as { cookie?: string };
-  if (res.status !== 200 || typeof body.cookie !== "string") throw new Error(`the simulator's sign-in answered ${res.status}`);
-  return { cookie: body.cookie, origin: sim.url };
+/** The control interface of `sim`, through its typed client (the only way the suite and its tests reach `/_sim/`). */
+export function controlOf(sim: RunningSimulator): HubControl {
+  return HubControl.overHttp(sim.url);
 }
 
-/** Turns the simulator's OAuth auto-consent on for the account (`POST /_sim/oauth/auto-consent`). */
-export async function simulatorAutoConsent(sim: RunningSimulator, accountId: string | null = "acc_demo"): Promise<void> {
-  const res = await fetch(`${sim.url}/_sim/oauth/auto-consent`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ account_id: accountId }) });
-  await res.arrayBuffer();
-  if (res.status >= 300) throw new Error(`the simulator's auto-consent switch answered ${res.status}`);
-}
-
-/** The address of the client ID metadata document the tests publish on the simulator. */
-export const DOCUMENT_CLIENT = "https://conformance-client.example/oauth/client.json";
-
-/** Publishes a client ID metadata document listing the suite's redirect address (`PUT /_sim/oauth/documents`). */
-export async function simulatorClientDocument(sim: RunningSimulator, url = DOCUMENT_CLIENT): Promise<string> {
-  const document = { client_id: url, client_name: "Conformance check (document)", redirect_uris: [SUITE_REDIRECT_URI] };
-  const res = await fetch(`${sim.url}/_sim/oauth/documents`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify({ url, document }) });
-  await res.arrayBuffer();
-  if (res.status >= 300) throw new Error(`publishing a client ID metadata document answered ${res.status}`);
-  return url;
+/** Turns the simulator's OAuth auto-consent on (or off: `null`) for the account. */
+export async function simulatorAutoConsent(sim: RunningSimulator, accountId: string | null = DEMO_ACCOUNT): Promise<void> {
+  await controlOf(sim).setAutoConsent(accountId);
 }
 
 /**
@@ -66,28 +45,7 @@ export async function simulatorClientDocument(sim: RunningSimulator, url = DOCUM
  * declared, two keys with fewer scopes) against `baseUrl`, moving `sim`'s clock.
  */
 export async function runFull(sim: RunningSimulator, baseUrl: string = sim.url, extra: Partial<ConformanceOptions> = {}, extras: RunExtras = {}): Promise<Report> {
-  const session = await simulatorSession(sim);
-  await simulatorAutoConsent(sim);
-  const clientDocument = await simulatorClientDocument(sim);
-  const scopedKeys = await simulatorScopedKeys(sim.url);
-  return runConformance({
-    session,
-    oauth: { autoConsent: true, clientDocument },
-    baseUrl,
-    apiKey: "ghk_demo_full",
-    otherApiKey: "ghk_demo_other",
-    keys: DEMO_KEYS,
-    scopedKeys,
-    allowWrites: true,
-    allowSpend: true,
-    settleSeconds: 120,
-    advance: async (seconds) => {
-      sim.hub.clock.advance(Math.round(seconds * 1000));
-      sim.hub.recheckStreams();
-    },
-    control: simulatorControl(sim.url),
-    ...extra,
-  }, extras);
+  return runConformance({ ...(await simulatorOptions(sim)), baseUrl, settleSeconds: 120, ...extra }, extras);
 }
 
 export function failing(report: Report): string[] {

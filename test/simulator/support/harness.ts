@@ -2,7 +2,7 @@
 // checks every answer it receives against the contract (checkAnswer) and fails the
 // test on any violation.
 import { expect } from "vitest";
-import { EventStream as Stream, type Frame } from "../../../src/conformance/sse.ts";
+import { EventStream as Stream, type Frame } from "../../../src/conformance/target/stream.ts";
 import { checkAnswer, matchOperation, schemaValidator } from "../../../src/contract/index.ts";
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from "../../../src/simulator/index.ts";
 

@@ -2,13 +2,14 @@
 // metadata documents. The simulator does not reach the network: a document is read from
 // the documents published through `PUT /_sim/oauth/documents` (the same rules apply to
 // its address and to the "response" as to a real download), and so is a `jwks_uri`.
+import { LOOPBACK_REDIRECT_HOSTS } from "../../../common/loopback.ts";
 import { schemaValidator, toDetails } from "../../../contract/validator.ts";
 import type { HubBase } from "../../state/base.ts";
 import type { ClientRecord, Counter, Jwks, OAuthState, Published, ResolvedOAuthOptions } from "../../state/oauth.ts";
 import { failure, type Failure } from "./failure.ts";
 
 export const GRANT_TYPES = ["authorization_code", "refresh_token"] as const;
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
 /** Size limit of a client ID metadata document (not shown by the seed; simulator convention). */
 export const DOCUMENT_MAX_BYTES = 5 * 1024;
 
@@ -23,14 +24,14 @@ export function redirectUriProblem(uri: unknown): string | undefined {
     return `${uri} is not an absolute address`;
   }
   if (u.protocol === "https:") return u.hostname ? undefined : `${uri} has no host`;
-  if (u.protocol === "http:") return LOOPBACK_HOSTS.has(u.hostname) ? undefined : `${uri}: http is allowed only on localhost, 127.0.0.1 and [::1]`;
+  if (u.protocol === "http:") return LOOPBACK_REDIRECT_HOSTS.has(u.hostname) ? undefined : `${uri}: http is allowed only on localhost, 127.0.0.1 and [::1]`;
   return `${uri}: the scheme ${u.protocol.slice(0, -1)} is not allowed (https, or http on a loopback host)`;
 }
 
 function isLoopbackHttp(uri: string): boolean {
   try {
     const u = new URL(uri);
-    return u.protocol === "http:" && LOOPBACK_HOSTS.has(u.hostname);
+    return u.protocol === "http:" && LOOPBACK_REDIRECT_HOSTS.has(u.hostname);
   } catch {
     return false;
   }

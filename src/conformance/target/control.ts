@@ -1,0 +1,49 @@
+// What a caller that controls the server can do that the seed shows no public route for:
+// cancel or delete a generation ("The path and method of the cancel/delete operation for a
+// generation: not shown"), and make and revoke an API key (the user does it in the
+// account settings). With it, the suite holds what the seed says follows (one event, then
+// 404 on every route; a revoked key refused everywhere and its stream ended). A test
+// deployment can pass its own `ServerControl`; the simulator's is its control interface
+// (`/_sim/`) through its typed client, `HubControl`, the only way the suite reaches it. The
+// checks call `control`, never `/_sim/`; without it those sequences are `n/a`.
+import { HubControl } from "../../simulator/msw/control.ts";
+
+export interface ServerControl {
+  /** Cancels a generation of the main account (one not yet taken into work). */
+  cancelGeneration?(id: string): Promise<void>;
+  /** Deletes a finished generation of the main account. */
+  deleteGeneration?(id: string): Promise<void>;
+  /** A new API key of the main account with every scope. */
+  newKey?(): Promise<string>;
+  /** Revokes an API key (as its user would in the account settings). */
+  revokeKey?(key: string): Promise<void>;
+}
+
+/** The simulator's control interface at `base` as a `ServerControl` for the demo account (or `accountId`). */
+export function simulatorControl(base: string, accountId = "acc_demo", control = HubControl.overHttp(base)): ServerControl {
+  return {
+    cancelGeneration: async (id) => void (await control.cancelGeneration(id)),
+    deleteGeneration: async (id) => void (await control.deleteGeneration(id)),
+    newKey: async () => (await control.createKey({ account_id: accountId, purpose: "conformance: a key revoked during the run" })).secret,
+    revokeKey: async (key) => void (await control.revokeKey(key)),
+  };
+}
+
+/**
+ * The simulator's control interface when the target exposes it (the standalone mock as
+ * `generation-hub mock` starts it, or a proxy in front of one), for the account of the
+ * main key; undefined for any other server. One harmless read of `GET /_sim/scenarios`
+ * tells: a server without it answers 404 (or nothing), and the run goes on without.
+ */
+export async function detectSimulatorControl(base: string, apiKey: string, timeoutMs = 5_000): Promise<ServerControl | undefined> {
+  const control = HubControl.overHttp(base, { fetch: (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) }) });
+  try {
+    const listed = await control.scenarios();
+    if (!Array.isArray(listed?.data) || typeof listed?.loaded !== "string") return undefined;
+    const who = await fetch(`${base}/v1/whoami`, { headers: { authorization: `Bearer ${apiKey}` }, signal: AbortSignal.timeout(timeoutMs) });
+    const account = ((await who.json().catch(() => undefined)) as { user_id?: unknown } | undefined)?.user_id;
+    return typeof account === "string" ? simulatorControl(base, account) : undefined;
+  } catch {
+    return undefined;
+  }
+}
