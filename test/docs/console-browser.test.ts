@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocsSite } from "../../src/docs/build.ts";
 import { CONSOLE_APP, CONSOLE_SCRIPT } from "../../src/docs/console/bundle.ts";
-import { startSimulator, type RunningSimulator } from "../../src/simulator/index.ts";
+import { HubControl, startSimulator, type RunningSimulator } from "../../src/simulator/index.ts";
 import { chromiumFor } from "../support/chromium.ts";
 import {
   eventsFromAnotherPanel,
@@ -196,6 +196,34 @@ describe.runIf(browsers.path)("the docs' try-it panel in a browser", { timeout: 
     expect(proxied.some((p) => p.startsWith("/sandboxes/team-a/_sim/requests?request_id="))).toBe(true);
     expect(proxied.filter((p) => !p.startsWith("/sandboxes/team-a/"))).toEqual([]);
     await page.close();
+  });
+
+  it("in a sandbox (its docs at /sandboxes/<id>/docs/), the panel sends to that sandbox: the answer, the journal row and the inspector row are the sandbox's, never the default hub's", async () => {
+    const sandbox = await HubControl.overHttp(sim.url).createSandbox();
+    const page = await context.newPage();
+    try {
+      const inSandbox = { base: sandbox.base_url };
+      expect(inSandbox.base).toBe(`${sim.url}/sandboxes/${sandbox.id}`);
+      const panel = await openAt(page, inSandbox, "#/generations/submitgeneration", "submitGeneration");
+      const sent = await sendAndRead(panel);
+      expect(sent.status).toMatch(/^202 /);
+      const rows = await sandbox.control.requests({ requestId: sent.requestId });
+      expect(rows).toHaveLength(1);
+      expect(await sim.requests({ requestId: sent.requestId })).toEqual([]);
+      // The generation is the sandbox's: its list holds it, the default hub's does not.
+      const list = async (base: string) => ((await (await fetch(`${base}/v1/generations?limit=1`, { headers: { authorization: "Bearer ghk_demo_full" } })).json()) as { data: { id: string }[] }).data[0]?.id;
+      const made = await list(inSandbox.base);
+      expect(made).toBeDefined();
+      expect(await list(sim.url)).not.toBe(made);
+      const link = await panel.locator('[data-role="inspector-link"]').getAttribute("href");
+      expect(link).toBe(`${inSandbox.base}/_sim/ui/#request=${rows[0]!.seq}`);
+      await page.goto(link!);
+      await page.locator("#detail-body pre.curl").waitFor();
+      expect(await page.locator("#detail-body").textContent()).toContain(sent.requestId);
+    } finally {
+      await page.close();
+      await HubControl.overHttp(sim.url).deleteSandbox(sandbox.id);
+    }
   });
 
   it("the static site (npm run docs, no simulator behind it) asks for the simulator's address, says how to open CORS, sends there, and says why no verdict", async () => {

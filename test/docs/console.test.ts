@@ -312,3 +312,15 @@ describe("a site built before the panel", () => {
   });
 });
 
+describe("a site whose build was cut short", () => {
+  it("is not current until the build finished: its marker says so only at the end", () => {
+    const dir = mkdtempSync(join(work, "cut-site-"));
+    const bundle = at("generated/openapi.json");
+    writeFileSync(join(dir, "index.html"), "<!doctype html>");
+    writeFileSync(join(dir, SITE_MARKER), markerText(false));
+    expect(siteIsCurrent(dir, bundle)).toBe(false);
+    writeFileSync(join(dir, SITE_MARKER), markerText(true));
+    expect(siteIsCurrent(dir, bundle)).toBe(true);
+  });
+});
+
