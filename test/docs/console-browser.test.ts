@@ -1,7 +1,7 @@
 // The reference's try-it panel in headless Chromium (issue 27), against a simulator started
 // in this process as `npm start` starts it, serving the docs the build makes: one browser
-// and one simulator for the file. Also the docs served at a prefixed path (as a sandbox's
-// are), the static site with no simulator behind it, and a page of another origin trying
+// and one simulator for the file. Also the docs served at a prefixed path (a proxy that
+// records every path asked) and in a real sandbox, the static site with no simulator behind it, and a page of another origin trying
 // to drive or read the panel. (The same flows against the packed `generation-hub mock`:
 // test/devtools/consumer.test.ts.)
 import { mkdtempSync, rmSync } from "node:fs";
