@@ -153,10 +153,12 @@ console.log(await uploadImage(new File([bytes], "lighthouse.png", { type: "image
 ];
 
 function asRun(sample: CodeSample, sim: RunningSimulator): string {
-  return sample.source
-    .replaceAll('discover("https://hub.example")', `discover(${JSON.stringify(sim.url)}, { allowHttp: true })`)
-    .replaceAll("https://hub.example", sim.url)
-    .replaceAll("http://127.0.0.1:4010", sim.url);
+  // One pass: a replacement is never matched again (the simulator's own address may begin
+  // with http://127.0.0.1:4010, as port 40103 does).
+  return sample.source.replace(
+    /discover\("https:\/\/hub\.example"\)|https:\/\/hub\.example|http:\/\/127\.0\.0\.1:4010(?!\d)/g,
+    (found) => (found.startsWith("discover(") ? `discover(${JSON.stringify(sim.url)}, { allowHttp: true })` : sim.url),
+  );
 }
 
 const samples = allSamples();
