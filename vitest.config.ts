@@ -1,10 +1,13 @@
+import { randomUUID } from "node:crypto";
 import { configDefaults, defineConfig } from "vitest/config";
 
+// The run's name: the test files that install the packed packages share one packing of
+// them per run (test/support/packed.ts); the workers inherit it.
+process.env.HUB_TEST_RUN ??= randomUUID();
+
 /**
- * The Playwright proof (a 4-worker suite in a fresh project) packs both packages as the
- * consumer test does, and packing rebuilds dist/ in place: the two must not run at once.
- * It runs last, alone, in a group of its own (its four workers and Chromium want the
- * cores besides).
+ * The Playwright proof (a 4-worker suite in a fresh project, Chromium in its workers) runs
+ * last, alone, in a group of its own: its four workers want the two cores.
  */
 const LAST = ["test/devtools/playwright.test.ts"];
 
@@ -15,6 +18,7 @@ export default defineConfig({
     // Two cores: keep the file-level parallelism modest so servers started by
     // tests get their share of CPU.
     maxWorkers: 2,
+    globalSetup: ["test/support/packed-setup.ts"],
     projects: [
       { extends: true, test: { name: "tests", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...LAST], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: "last", include: LAST, sequence: { groupOrder: 1 } } },

@@ -19,6 +19,7 @@ import { at } from "../../scripts/lib/paths.ts";
 import { checkAnswer, matchOperation, schemaValidator } from "../../src/contract/index.ts";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.ts";
 import { npmIn } from "../support/npm.ts";
+import { packedPackages } from "../support/packed.ts";
 
 let project: string;
 /** What npm warned installing the packed package in the fresh project (findings only). */
@@ -28,11 +29,9 @@ let compiled = "";
 const sims: RunningSimulator[] = [];
 const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
 
-beforeAll(() => {
+beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), "hub-consumer-"));
-  run("npm", ["run", "build:package"], at("."));
-  const packed = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", project], at("."))) as { filename: string }[];
-  const tarball = join(project, packed[0]!.filename);
+  const tarball = (await packedPackages()).api;
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "hub-consumer", private: true, type: "module", dependencies: { "@generation-hub/api": `file:${tarball}` } }, null, 2));
   installWarnings = npmIn(project, ["install", "--prefer-offline", "--no-package-lock"]).warnings;
   writeFileSync(

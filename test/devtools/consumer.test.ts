@@ -19,6 +19,7 @@ import { eventsFromAnotherPanel, missingScope, noCredentialMeansNone, submitThro
 import { serveSite } from "../docs/support.ts";
 import { chromiumFor } from "../support/chromium.ts";
 import { npmIn } from "../support/npm.ts";
+import { packedPackages } from "../support/packed.ts";
 import { repositoryPointers } from "../support/user-facing.ts";
 
 const browsers = chromiumFor("the dev tools' MSW handlers in a consumer's page", "test/devtools/consumer.test.ts");
@@ -33,7 +34,6 @@ const env = { ...process.env, npm_config_audit: "false", npm_config_fund: "false
 const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env });
 const installed = (name: string) => join(project, "node_modules", name);
 /** The tarball `npm pack --json` made (its JSON follows whatever the package's prepack printed). */
-const packed = (output: string) => (JSON.parse(output.slice(output.search(/^\[/m))) as { filename: string }[])[0]!.filename;
 const manifest = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { dependencies?: Record<string, string>; peerDependencies?: Record<string, string>; bin?: Record<string, string> };
 
 /** Starts the installed bin; resolves its base address once it printed it. */
@@ -57,20 +57,18 @@ function startMock(args: string[]): Promise<{ url: string; output: () => string 
   });
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), "hub-devtools-consumer-"));
-  run("npm", ["run", "build:package"], at("."));
-  const api = packed(run("npm", ["pack", "--json", "--pack-destination", project], at(".")));
-  const devtools = packed(run("npm", ["pack", "--json", "-w", "packages/devtools", "--pack-destination", project], at(".")));
+  const { api, devtools } = await packedPackages();
   writeFileSync(
     join(project, "package.json"),
     JSON.stringify({
       name: "hub-devtools-consumer",
       private: true,
       type: "module",
-      dependencies: { "@generation-hub/api": `file:${join(project, api)}` },
+      dependencies: { "@generation-hub/api": `file:${api}` },
       devDependencies: {
-        "@generation-hub/devtools": `file:${join(project, devtools)}`,
+        "@generation-hub/devtools": `file:${devtools}`,
         msw: rootManifest.devDependencies.msw,
         vitest: rootManifest.devDependencies.vitest,
       },

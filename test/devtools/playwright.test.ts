@@ -17,12 +17,13 @@
 // its first look at what it made: the barriers make the collision certain, not a race.
 //
 // Why it takes what it takes (40 to 70 s on the shared 2-core machine, of which each run of
-// the suite 8 to 15 s, up to 45 s at a load of 11): packing both packages (the dev tools' prepack compiles them and
-// copies the reference docs), installing them with @playwright/test and Vite, then two runs
+// the suite 8 to 15 s, up to 45 s at a load of 11): installing the packed packages (packed
+// once per run for every file that installs them, test/support/packed.ts) with
+// @playwright/test and Vite, then two runs
 // of the suite, each with four Playwright workers (four Node processes) and Chromium in the
 // workers that open a page, on two cores. It is the consumer test of this feature: a
 // suite of another project on four workers cannot run in process.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -33,13 +34,12 @@ import { markdownBlocks } from "../docs/code-samples.ts";
 import { CHROMIUM_ARGS } from "../../scripts/lib/chromium.ts";
 import { chromiumFor } from "../support/chromium.ts";
 import { npmIn } from "../support/npm.ts";
+import { packedPackages } from "../support/packed.ts";
 
 const executablePath = chromiumFor("the Playwright fixtures' 4-worker suite in a fresh project", "test/devtools/playwright.test.ts").path;
 const rootManifest = JSON.parse(readFileSync(at("package.json"), "utf8")) as { devDependencies: Record<string, string> };
 // The test's own Node first on PATH, for npm, the bins' `#!/usr/bin/env node` and Playwright's web servers.
 const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", NO_COLOR: "1" };
-const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env });
-const packed = (output: string) => (JSON.parse(output.slice(output.search(/^\[/m))) as { filename: string }[])[0]!.filename;
 /** One of the guide's Playwright blocks (fenced `typescript`), found by a text only it holds. */
 const guideBlock = (holds: string) => {
   const block = markdownBlocks("docs/simulator.md", "typescript").find((b) => b.source.includes(holds));
@@ -312,20 +312,18 @@ afterAll(() => {
 describe.runIf(executablePath)("a Playwright suite on 4 workers against one generation-hub mock, from the packed packages in a fresh project", () => {
   let withSandboxes: ReturnType<typeof playwright>;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     project = mkdtempSync(join(tmpdir(), "hub-playwright-consumer-"));
-    run("npm", ["run", "build:package"], at("."));
-    const api = packed(run("npm", ["pack", "--json", "--pack-destination", project], at(".")));
-    const devtools = packed(run("npm", ["pack", "--json", "-w", "packages/devtools", "--pack-destination", project], at(".")));
+    const { api, devtools } = await packedPackages();
     writeFileSync(
       join(project, "package.json"),
       JSON.stringify({
         name: "hub-playwright-consumer",
         private: true,
         type: "module",
-        dependencies: { "@generation-hub/api": `file:${join(project, api)}` },
+        dependencies: { "@generation-hub/api": `file:${api}` },
         devDependencies: {
-          "@generation-hub/devtools": `file:${join(project, devtools)}`,
+          "@generation-hub/devtools": `file:${devtools}`,
           "@playwright/test": rootManifest.devDependencies["@playwright/test"],
           vite: rootManifest.devDependencies.vite,
         },
