@@ -5,6 +5,11 @@
 // bin against it, the library entry points, the Mock Service Worker handlers in the
 // project's own vitest run and in a page of the project in Chromium. Nothing here runs from
 // this repository's sources or through tsx.
+//
+// Why it takes 40 to 65 s on the shared 2-core machine: installing the packed packages
+// with msw and vitest from the registry's cache, the packed bins started as processes, a
+// vitest run of the project's own, and Chromium for the MSW page and the shipped docs'
+// try-it panel. Each is what a user's project runs; none can run in this process.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";

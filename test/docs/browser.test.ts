@@ -2,6 +2,11 @@
 // (Debian's `chromium`, driven by playwright-core), served from a local server under a
 // mount path as the simulator serves them (/docs/). Without Chromium this check cannot run:
 // it says so loudly, and fails in CI (CI=true), where Chromium is installed.
+//
+// Why it takes 45 to 60 s on the shared 2-core machine: Redoc renders the reference in a
+// real Chromium, and every operation and every schema a guide links to is opened at its
+// route and its layout judged (about ten seconds each for the two loops); it is the only
+// check that a reader's route lands on a rendered heading.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
