@@ -13,6 +13,11 @@
 //    test/conformance/support/doubles.ts (the simulator behind a proxy with one injected
 //    contract bug, naming the seed rule it breaks), in process: a double is found when its
 //    rule fails; the rules that failed are listed.
+// 3. The trace's memory (TRACE=N, e.g. TRACE=1000; run with `node --expose-gc`, as
+//    `npm run bench:conformance` does): an in-process `--generate=N` run against the
+//    simulator, its trace also fed to a second set of the invariants' watches; the heap
+//    they hold at the end (after a GC, with them and without them), and the exchanges and
+//    frames they were fed. TRACE alone skips parts 1 and 2.
 // DOUBLES=0,3,5 runs only those doubles (DOUBLES=none: none); SKIP_CLEAN=1 skips part 1;
 // PER_OPERATION (default 100) and SEED (default 7) set the generated runs. The load
 // average is printed before and after (the machine may be shared: re-run when it is high).
@@ -20,6 +25,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import type { Report } from "../src/conformance/index.ts";
+import { INVARIANTS } from "../src/conformance/judge/invariants/index.ts";
+import { sinks } from "../src/conformance/target/sink.ts";
 import { OPEN_WINDOWS } from "../src/conformance/run/simulator.ts";
 import { DOUBLES, type Double } from "../test/conformance/support/doubles.ts";
 import { startProxy } from "../test/conformance/support/proxy.ts";
@@ -143,8 +150,34 @@ function cell(d: Double, o: Outcome): string {
   return `${found ? "yes" : "NO "} ${o.seconds.toFixed(1).padStart(5)} s ${[found ? d.rule : "", ...others].filter(Boolean).join(" ") || "-"}`;
 }
 
+/** Part 3: what the invariants hold after an in-process `--generate=perOperation` run. */
+async function traceMemory(perOperation: number): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("TRACE needs node --expose-gc (npm run bench:conformance passes it)");
+  const heap = () => (gc(), gc(), process.memoryUsage().heapUsed);
+  console.log(`\nThe trace's memory: an in-process --generate=${perOperation} --seed ${SEED} run against the simulator (load average ${load()}):`);
+  const sim = await startSim(OPEN);
+  try {
+    let watches = INVARIANTS.map((invariant) => invariant.watch());
+    let exchanges = 0;
+    let frames = 0;
+    const counted = { exchange: () => void exchanges++, frame: () => void frames++ };
+    const started = Date.now();
+    const report = await runFull(sim, sim.url, { quick: true, generate: { perOperation, seed: SEED } }, { trace: sinks(counted, ...watches) });
+    const withWatches = heap();
+    const findings = watches.flatMap((w) => w.findings());
+    watches = [];
+    const without = heap();
+    console.log(`  ${exchanges} exchanges and ${frames} frames in ${((Date.now() - started) / 1000).toFixed(0)} s; rules failed: ${failing(report).join(" ") || "none"}; the invariants' findings: ${findings.length} (${findings.filter((f) => !f.held).length} failures)`);
+    console.log(`  the ${INVARIANTS.length} invariants' watches hold ${((withWatches - without) / 1024).toFixed(0)} KiB after the run (heap ${(withWatches / 2 ** 20).toFixed(1)} MiB with them, ${(without / 2 ** 20).toFixed(1)} MiB without); load average ${load()}`);
+  } finally {
+    await sim.close();
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`Conformance suite benchmark, Node ${process.version}; load average before: ${load()}`);
+  if (process.env.TRACE) return traceMemory(Number(process.env.TRACE));
   let problems = 0;
   const ci = ciSetup();
 

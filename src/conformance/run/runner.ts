@@ -13,7 +13,7 @@ import { PrismFindings, type PrismFinding } from "../judge/prism.ts";
 import { Results, type RuleRow } from "../judge/results.ts";
 import type { MaskedExchange } from "../target/record.ts";
 import { Masker } from "../target/secrets.ts";
-import { sinks } from "../target/sink.ts";
+import { sinks, type ExchangeSink } from "../target/sink.ts";
 import { KeyRefused, NoAnswer, RunStop, ServerGone } from "../target/stops.ts";
 import { Target } from "../target/target.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
@@ -65,6 +65,12 @@ export interface Report {
 export interface RunExtras {
   /** Set by the CLI when requests go through `prism proxy`. */
   prism?: boolean;
+  /**
+   * Fed every exchange and frame of the run too, after the run's own judges: the trace as
+   * the invariants see it (unmasked: what the server answered; bench/conformance.ts
+   * measures the invariants' memory with it).
+   */
+  trace?: ExchangeSink;
 }
 
 /**
@@ -102,7 +108,7 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
   // A static mock answers its examples whatever was asked: nothing over its answers is state to judge.
   const watches = r.staticMock ? [] : INVARIANTS.map((invariant) => invariant.watch());
   // Every exchange and frame of the run goes to these, in this order (a trace recorder joins here: issue 24).
-  const sink = sinks(prism, judge, ...watches);
+  const sink = sinks(prism, judge, ...watches, ...(extras.trace ? [extras.trace] : []));
   const target = new Target({
     baseUrl: r.baseUrl,
     viaUrl: options.viaUrl,
