@@ -105,8 +105,7 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
   (options.scopedKeys ?? []).forEach((key, i) => labels.set(key, `scoped-${i + 1}`));
   const judge = new AnswerJudge(results, r.staticMock);
   const prism = new PrismFindings();
-  // A static mock answers its examples whatever was asked: nothing over its answers is state to judge.
-  const watches = r.staticMock ? [] : INVARIANTS.map((invariant) => invariant.watch());
+  const watches = INVARIANTS.map((invariant) => invariant.watch());
   // Every exchange and frame of the run goes to these, in this order (a trace recorder joins here: issue 24).
   const sink = sinks(prism, judge, ...watches, ...(extras.trace ? [extras.trace] : []));
   const target = new Target({

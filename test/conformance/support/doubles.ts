@@ -9,7 +9,6 @@ import { clampsKnowledgeLimit, crashesOnUnknownField, jsonBody, ignoresContentTy
 import { bodyRewrite, editJson, framesKept, pathOnly, queryRewrite, statusRewrite, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 import { ROUTE_DOUBLES } from "./doubles-routes.ts";
 import { SEQUENCE_DOUBLES } from "./doubles-sequences.ts";
-import { INVARIANT_DOUBLES } from "./doubles-invariants.ts";
 
 export interface Double {
   /** The rule the double breaks. */
@@ -704,5 +703,4 @@ export const DOUBLES: Double[] = [
   ...ROUTE_DOUBLES,
   // ---- Bugs across calls (doubles-sequences.ts) -------------------------------------------
   ...SEQUENCE_DOUBLES,
-  ...INVARIANT_DOUBLES,
 ];
