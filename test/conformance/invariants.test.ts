@@ -30,6 +30,22 @@ describe("the invariants over the whole trace", () => {
     }
   });
 
+  it("EP-2: one X-Request-Id on two requests is a finding unless the same id was sent with both (a retry)", () => {
+    const how = { rule: "EP-2", bare: false, elapsedSeconds: 0 };
+    const w = invariant("a request id names one request").watch();
+    const echoed = (sent: Record<string, string>, id: string) => {
+      const ex = answer("GET", "/v1/whoami", {}, "main", sent);
+      ex.headers.set("x-request-id", id);
+      return ex;
+    };
+    w.exchange(echoed({ "X-Request-Id": "a" }, "a"), how);
+    w.exchange(echoed({ "X-Request-Id": "a" }, "a"), how);
+    w.exchange(echoed({}, "g1"), how);
+    expect(w.findings()).toEqual([{ rule: "EP-2", held: true }]);
+    w.exchange(echoed({}, "g1"), how);
+    expect(w.findings().map((f) => (f.held ? "held" : f.message))).toEqual([expect.stringMatching(/same X-Request-Id g1 \(none sent with the first, none sent with this one\)/)]);
+  });
+
   it("ST-5: a generation read DONE then RUNNING elsewhere is a finding, FAILED then DONE (a late result) is not", () => {
     const how = { rule: "ST-5", bare: false, elapsedSeconds: 0 };
     const w = invariant("DONE is final, wherever a generation is read").watch();

@@ -46,7 +46,20 @@ function doneTwiceAfterResume(): Rewrite {
   };
 }
 
+/** A /v1 request sent without X-Request-Id gets one fixed id (in the header and the envelope), not one of its own. */
+function fixedGeneratedId(): Rewrite {
+  return {
+    answer(req, a) {
+      if (req.headers["x-request-id"] !== undefined || !pathOnly(req).startsWith("/v1/")) return a;
+      const fixed = "req_generated";
+      const headers = { ...a.headers, "x-request-id": fixed };
+      return a.status >= 400 ? editJson({ ...a, headers }, (body) => (body?.error ? { ...body, error: { ...body.error, request_id: fixed } } : body)) : { ...a, headers };
+    },
+  };
+}
+
 export const INVARIANT_DOUBLES: InvariantDouble[] = [
+  { rule: "EP-2", invariant: "a request id names one request", area: "headers", found: "default", probesMiss: true, says: /two requests got the same X-Request-Id req_generated/, title: "generates the same X-Request-Id for every request sent without one", make: () => fixedGeneratedId() },
   { rule: "ST-5", invariant: "DONE is final, wherever a generation is read", area: "stateful", found: "default", probesMiss: true, says: /was read DONE, then RUNNING .*DONE is final/, title: "lists a DONE generation as RUNNING again", make: () => listRegresses() },
   { rule: "EVT-9", invariant: "no event stream repeats a frame, across resumes", area: "events", found: "default", probesMiss: false, says: /the stream sent the frame id \S+ twice/, title: "sends each DONE change twice, with the same id, in every live stream once a stream was resumed", make: () => doneTwiceAfterResume() },
 ];
