@@ -1,0 +1,13 @@
+// What an invariant remembers of a run, bounded: beyond `limit` keys the oldest is
+// forgotten, so a long run (or a long recorded trace) cannot grow a watch without end.
+export class Remembered<V> {
+  readonly #map = new Map<string, V>();
+  constructor(readonly limit: number) {}
+  get(key: string): V | undefined {
+    return this.#map.get(key);
+  }
+  set(key: string, value: V): void {
+    if (!this.#map.has(key) && this.#map.size >= this.limit) this.#map.delete(this.#map.keys().next().value!);
+    this.#map.set(key, value);
+  }
+}

@@ -1,0 +1,94 @@
+// The invariants over the whole trace (src/conformance/judge/invariants/): each catches a
+// broken server of its own (the whole default run against it fails exactly its rule, with
+// the invariant's finding; where no probe meets the bug, with its findings only), and each judges a
+// trace handed to it from outside a run (as the passive mode feeds it).
+import { describe, expect, it } from "vitest";
+import { INVARIANTS } from "../../src/conformance/judge/invariants/index.ts";
+import { exchangeOf, type Exchange } from "../../src/conformance/target/exchange.ts";
+import { INVARIANT_DOUBLES } from "./support/doubles-invariants.ts";
+import { startProxy } from "./support/proxy.ts";
+import { explain, failing, runFull, startSim } from "./support/run.ts";
+
+function answer(method: string, path: string, json: unknown, label = "main", headers: Record<string, string> = {}): Exchange {
+  const text = JSON.stringify(json);
+  return exchangeOf({ method, url: `http://127.0.0.1${path}`, headers }, { status: 200, headers: new Headers({ "content-type": "application/json" }), text, size: text.length }, { path, label, startedAt: Date.now(), ms: 1 });
+}
+
+function invariant(name: string) {
+  const found = INVARIANTS.find((i) => i.name === name);
+  if (!found) throw new Error(`no invariant ${name}`);
+  return found;
+}
+
+describe("the invariants over the whole trace", () => {
+  it("each has a name of its own, cites seed rules and has a broken server it catches", () => {
+    expect(INVARIANTS.length).toBeGreaterThan(0);
+    expect(new Set(INVARIANTS.map((i) => i.name)).size).toBe(INVARIANTS.length);
+    for (const i of INVARIANTS) {
+      expect(i.rules.length, i.name).toBeGreaterThan(0);
+      expect(INVARIANT_DOUBLES.some((d) => d.invariant === i.name), i.name).toBe(true);
+    }
+  });
+
+  it("EP-2: one X-Request-Id on two requests is a finding unless the same id was sent with both (a retry)", () => {
+    const how = { rule: "EP-2", bare: false, elapsedSeconds: 0 };
+    const w = invariant("a request id names one request").watch();
+    const echoed = (sent: Record<string, string>, id: string) => {
+      const ex = answer("GET", "/v1/whoami", {}, "main", sent);
+      ex.headers.set("x-request-id", id);
+      return ex;
+    };
+    w.exchange(echoed({ "X-Request-Id": "a" }, "a"), how);
+    w.exchange(echoed({ "X-Request-Id": "a" }, "a"), how);
+    w.exchange(echoed({}, "g1"), how);
+    expect(w.findings()).toEqual([{ rule: "EP-2", held: true }]);
+    w.exchange(echoed({}, "g1"), how);
+    expect(w.findings().map((f) => (f.held ? "held" : f.message))).toEqual([expect.stringMatching(/same X-Request-Id g1 \(none sent with the first, none sent with this one\)/)]);
+  });
+
+  it("ST-5: a generation read DONE then RUNNING elsewhere is a finding, FAILED then DONE (a late result) is not", () => {
+    const how = { rule: "ST-5", bare: false, elapsedSeconds: 0 };
+    const w = invariant("DONE is final, wherever a generation is read").watch();
+    w.exchange(answer("GET", "/v1/generations/gen_a", { id: "gen_a", status: "FAILED" }), how);
+    w.exchange(answer("GET", "/v1/generations/gen_a", { id: "gen_a", status: "DONE" }), how);
+    expect(w.findings()).toEqual([{ rule: "ST-5", held: true }]);
+    w.exchange(answer("GET", "/v1/generations?limit=5", { data: [{ id: "gen_a", status: "RUNNING" }], next_cursor: null }), how);
+    const found = w.findings();
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ rule: "ST-5", held: false, message: expect.stringMatching(/gen_a was read DONE, then RUNNING/) });
+    expect(found[0]!.cite?.steps?.map((s) => s.step)).toEqual(["read DONE", "read RUNNING"]);
+  });
+
+  it("EVT-9: a frame id sent twice in a stream, or again after resuming past it, is a finding; the frames after it are not", () => {
+    const w = invariant("no event stream repeats a frame, across resumes").watch();
+    const frame = (id: string) => ({ event: "generation.status_changed", id, data: { id: "gen_a", status: "RUNNING" }, raw: "" });
+    const live = answer("GET", "/v1/events", {});
+    for (const id of ["c1", "c2", "c3"]) w.frame!(frame(id), live);
+    const resumed = answer("GET", "/v1/events", {}, "main", { "Last-Event-ID": "c2" });
+    w.frame!(frame("c3"), resumed);
+    expect(w.findings()).toEqual([{ rule: "EVT-9", held: true }]);
+    w.frame!(frame("c1"), resumed);
+    w.frame!(frame("c3"), live);
+    expect(w.findings().map((f) => (f.held ? "held" : f.message))).toEqual([expect.stringMatching(/came before that id/), "the stream sent the frame id c3 twice"]);
+  });
+
+  for (const d of INVARIANT_DOUBLES) {
+    // Concurrent: each has a simulator of its own, and the file stays quick.
+    it.concurrent(`${d.rule}: the default run fails a server that ${d.title}, by the invariant "${d.invariant}"`, { timeout: 90_000 }, async () => {
+      // The whole default run: the bug shows only across answers that several checks make.
+      const sim = await startSim();
+      const proxy = await startProxy(sim.url, d.make(sim));
+      const report = await runFull(sim, proxy.url).finally(async () => {
+        await proxy.close();
+        await sim.close();
+      });
+      expect(report.errors, explain(report)).toEqual([]);
+      expect(failing(report), explain(report)).toEqual([d.rule]);
+      const row = report.rows.find((r) => r.id === d.rule)!;
+      expect(row.failures.length).toBeGreaterThan(0);
+      // The invariant's own wording is among them; where no probe meets the bug, it is all of them.
+      expect(row.failures.some((f) => d.says.test(f.message)), explain(report)).toBe(true);
+      if (d.probesMiss) for (const f of row.failures) expect(f.message, explain(report)).toMatch(d.says);
+    });
+  }
+});

@@ -1,0 +1,65 @@
+// Broken servers that only an invariant over the whole trace catches (judge/invariants/):
+// the bug shows across answers (a record read in two places, a stream across its life),
+// where no probe was written for it. Each names the invariant that must find it.
+import type { Double } from "./doubles.ts";
+import { editJson, pathOnly, type Rewrite } from "./proxy.ts";
+
+export type InvariantDouble = Double & {
+  /** The invariant that finds it (its name). */
+  invariant: string;
+  /** What the invariant's finding says. */
+  says: RegExp;
+  /** No probe fails the rule against it: every finding is the invariant's. */
+  probesMiss: boolean;
+};
+
+/** The list answers a DONE generation as RUNNING again (its read still says DONE). */
+function listRegresses(): Rewrite {
+  return {
+    answer(req, a) {
+      if (req.method !== "GET" || pathOnly(req) !== "/v1/generations" || a.status !== 200) return a;
+      return editJson(a, (body) => ({ ...body, data: Array.isArray(body.data) ? body.data.map((g: any) => (g?.status === "DONE" ? { ...g, status: "RUNNING" } : g)) : body.data }));
+    },
+  };
+}
+
+/**
+ * Once a stream has been resumed, every later live stream sends each DONE change twice,
+ * with the same id (the resumed subscription is kept beside the new one). The submit's
+ * resume probe meets it too, but reads it as frames out of order after its resume; the
+ * invariant names the repeat, in the live stream where it happened.
+ */
+function doneTwiceAfterResume(): Rewrite {
+  let resumed = false;
+  return {
+    stream(req, chunk) {
+      if (req.headers["last-event-id"] !== undefined) {
+        resumed = true;
+        return chunk;
+      }
+      if (!resumed) return chunk;
+      return chunk
+        .split("\n\n")
+        .map((frame) => (/^event: generation\.status_changed$/m.test(frame) && /"status":"DONE"/.test(frame) && !/"deleted":true/.test(frame) ? `${frame}\n\n${frame}` : frame))
+        .join("\n\n");
+    },
+  };
+}
+
+/** A /v1 request sent without X-Request-Id gets one fixed id (in the header and the envelope), not one of its own. */
+function fixedGeneratedId(): Rewrite {
+  return {
+    answer(req, a) {
+      if (req.headers["x-request-id"] !== undefined || !pathOnly(req).startsWith("/v1/")) return a;
+      const fixed = "req_generated";
+      const headers = { ...a.headers, "x-request-id": fixed };
+      return a.status >= 400 ? editJson({ ...a, headers }, (body) => (body?.error ? { ...body, error: { ...body.error, request_id: fixed } } : body)) : { ...a, headers };
+    },
+  };
+}
+
+export const INVARIANT_DOUBLES: InvariantDouble[] = [
+  { rule: "EP-2", invariant: "a request id names one request", area: "headers", found: "default", probesMiss: true, says: /two requests got the same X-Request-Id req_generated/, title: "generates the same X-Request-Id for every request sent without one", make: () => fixedGeneratedId() },
+  { rule: "ST-5", invariant: "DONE is final, wherever a generation is read", area: "stateful", found: "default", probesMiss: true, says: /was read DONE, then RUNNING .*DONE is final/, title: "lists a DONE generation as RUNNING again", make: () => listRegresses() },
+  { rule: "EVT-9", invariant: "no event stream repeats a frame, across resumes", area: "events", found: "default", probesMiss: false, says: /the stream sent the frame id \S+ twice/, title: "sends each DONE change twice, with the same id, in every live stream once a stream was resumed", make: () => doneTwiceAfterResume() },
+];
