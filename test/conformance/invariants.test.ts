@@ -44,6 +44,10 @@ describe("the invariants over the whole trace", () => {
     expect(w.findings()).toEqual([{ rule: "EP-2", held: true }]);
     w.exchange(echoed({}, "g1"), how);
     expect(w.findings().map((f) => (f.held ? "held" : f.message))).toEqual([expect.stringMatching(/same X-Request-Id g1 \(none sent with the first, none sent with this one\)/)]);
+    // What it remembered of the first answer is its request id and line, not its record (a body of up to 64 Ki characters, for 100,000 ids).
+    const first = w.findings()[0]!.cite!.steps![0]!.cited;
+    expect(first.request).toBeDefined();
+    expect(first.exchange).toBeUndefined();
   });
 
   it("ST-5: a generation read DONE then RUNNING elsewhere is a finding, FAILED then DONE (a late result) is not", () => {

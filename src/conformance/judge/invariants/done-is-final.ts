@@ -9,7 +9,7 @@ import type { Exchange } from "../../target/exchange.ts";
 import { succeeded } from "../../target/exchange.ts";
 import type { Frame } from "../../target/stream.ts";
 import { broke, held } from "../answer-checks/check.ts";
-import type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
+import { citedLater, type Invariant, type InvariantFinding, type InvariantWatch } from "./invariant.ts";
 import { Remembered } from "./remembered.ts";
 
 const RULE = "ST-5";
@@ -38,7 +38,7 @@ function watch(): InvariantWatch {
         judged++;
         const first = done.get(r.id);
         if (r.status === "DONE") {
-          if (!first) done.set(r.id, ex.cite);
+          if (!first) done.set(r.id, citedLater(ex.cite));
         } else if (first && out.length < 20) {
           out.push({ ...broke(RULE, `generation ${r.id} was read DONE, then ${r.status} (${ex.method} ${ex.path.split("?")[0]}): DONE is final`), cite: { ...ex.cite, steps: [{ step: "read DONE", cited: first }, { step: `read ${r.status}`, cited: ex.cite }] } });
         }

@@ -20,3 +20,12 @@ export interface InvariantWatch extends ExchangeSink {
   findings(): InvariantFinding[];
 }
 
+/**
+ * What a watch keeps of an exchange it may cite later: its request id, request line and
+ * operation, never the exchange's record (a body prefix of up to 64 Ki characters: held for
+ * 100,000 ids, that is gigabytes).
+ */
+export function citedLater(cite: Cited): Cited {
+  const { requestId, request, operation } = cite;
+  return { requestId, request, operation };
+}

@@ -4,7 +4,7 @@
 import type { Exchange } from "../../target/exchange.ts";
 import { isV1 } from "../../target/exchange.ts";
 import { broke, held } from "../answer-checks/check.ts";
-import type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
+import { citedLater, type Invariant, type InvariantFinding, type InvariantWatch } from "./invariant.ts";
 import { Remembered } from "./remembered.ts";
 
 const RULE = "EP-2";
@@ -29,7 +29,7 @@ function watch(): InvariantWatch {
       judged++;
       const sent = sentIdOf(ex);
       const before = seen.get(echoed);
-      if (!before) return seen.set(echoed, { sent, cite: ex.cite });
+      if (!before) return seen.set(echoed, { sent, cite: citedLater(ex.cite) });
       if (sent !== undefined && sent === before.sent) return;
       if (out.length < 20) {
         out.push({
