@@ -45,7 +45,8 @@ import { Sandboxes } from "../src/simulator/sandboxes.ts";
 import type { SimRequest } from "../src/simulator/pipeline/exchange.ts";
 
 interface AutocannonResult {
-  requests: { average: number };
+  requests: { average: number; total: number };
+  statusCodeStats?: Record<string, { count: number }>;
   latency: { p50: number; p99: number };
   non2xx: number;
   errors: number;
@@ -134,15 +135,29 @@ async function prism(): Promise<Launched> {
 // generation record for a submit, a page of twenty for a list read), so the comparison
 // measures the work per request, not the bytes on the wire.
 const RECORD = { id: "gen_01M81HZQP1V9X6SHH0GPQ3F3CQ", type: "video", status: "QUEUED", model: "video-model-a", title: "A lighthouse at dusk, waves breaking, slow dolly-in", prompt: "A lighthouse at dusk, waves breaking, slow dolly-in", created_at: "2026-11-22T11:59:10.017Z", updated_at: "2026-11-22T11:59:10.017Z", output_urls: [], cost_cc: 500 };
-const BARE = `
-const http = require("node:http");
+// A refusal: an envelope of the simulator's size, chosen by what the request shows cheaply
+// (no Authorization: 401; a submit's body shorter than a valid one: 400).
+const REFUSAL = { error: { code: "invalid_request", message: "The request body does not match the schema.", request_id: "req_0000000000000000", details: [{ field: "prompt", reason: "required", message: "prompt is required" }] } };
+const CONSTANTS = `
 const record = ${JSON.stringify(JSON.stringify(RECORD))};
 const page = JSON.stringify({ data: Array(20).fill(JSON.parse(record)), next_cursor: "MTc5NTMyOTY4NjM2NzpnZW5fMDFNODBaU1lUWkI4V1MwR0ZFOThaQkFCRkc.0oetdx7" });
+const refusal = ${JSON.stringify(JSON.stringify(REFUSAL))};
+function answerOf(method, authorization, length) {
+  if (authorization === undefined) return [401, refusal];
+  if (method === "POST") return length < ${SUBMIT_BODY.length} ? [400, refusal] : [202, record];
+  return [200, page];
+}
+`;
+const BARE = `
+const http = require("node:http");
+${CONSTANTS}
 http.createServer((req, res) => {
   req.resume();
+  let length = 0;
+  req.on("data", (chunk) => (length += chunk.length));
   req.on("end", () => {
-    const body = req.method === "POST" ? record : page;
-    res.writeHead(req.method === "POST" ? 202 : 200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    const [status, body] = answerOf(req.method, req.headers.authorization, length);
+    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     res.end(body);
   });
 }).listen(Number(process.env.PORT), "127.0.0.1");
@@ -158,8 +173,7 @@ async function bare(): Promise<Launched> {
 // simulator answer carries (request id, Cache-Control, Vary, the RateLimit pair, Location on a submit).
 const FASTIFY = `
 const Fastify = require("fastify");
-const record = ${JSON.stringify(JSON.stringify(RECORD))};
-const page = JSON.stringify({ data: Array(20).fill(JSON.parse(record)), next_cursor: "MTc5NTMyOTY4NjM2NzpnZW5fMDFNODBaU1lUWkI4V1MwR0ZFOThaQkFCRkc.0oetdx7" });
+${CONSTANTS}
 const app = Fastify({ logger: false, bodyLimit: 1048576, forceCloseConnections: true, exposeHeadRoutes: false, return503OnClosing: false,
   requestTimeout: 30000, routerOptions: { maxParamLength: 1 << 20 }, http: { maxHeaderSize: 16384 } });
 app.removeAllContentTypeParsers();
@@ -167,13 +181,12 @@ app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 1048576 }, (_req, 
 let n = 0;
 function serve(request, reply) {
   reply.hijack();
-  const post = request.raw.method === "POST";
-  const body = post ? record : page;
+  const [status, body] = answerOf(request.raw.method, request.raw.headers.authorization, request.body ? request.body.length : 0);
   const headers = { "x-request-id": "req_" + (++n).toString(36).padStart(16, "0"), "cache-control": "private, no-store", vary: "Authorization, Cookie, Origin",
     ratelimit: '"default";r=' + (1e9 - n) + ";t=60", "ratelimit-policy": '"default";q=1000000000;w=60', "content-type": "application/json; charset=utf-8" };
-  if (post) headers.location = "/v1/generations/gen_01M81HZQP1V9X6SHH0GPQ3F3CQ";
+  if (status === 202) headers.location = "/v1/generations/gen_01M81HZQP1V9X6SHH0GPQ3F3CQ";
   headers["content-length"] = String(Buffer.byteLength(body));
-  reply.raw.writeHead(post ? 202 : 200, headers);
+  reply.raw.writeHead(status, headers);
   reply.raw.end(body);
 }
 app.route({ method: app.supportedMethods, url: "/", handler: serve });
@@ -211,6 +224,35 @@ const scenarios: Record<string, (base: string) => AutocannonOptions> = {
     headers: { authorization: `Bearer ${KEY}` },
   }),
 };
+
+// Refused requests, which a frontend's error paths hit often: no key (401) and a submit
+// whose body carries a field the schema does not have (400; requests are closed). Load rounds of the servers side by side only (the
+// sandboxes' rounds send every request with a sandbox's key).
+const BAD_SUBMIT = JSON.stringify({ type: "video", model: "video-model-a", prompt: "x", colour: 1 });
+const refusals: Record<string, (base: string) => AutocannonOptions> = {
+  "refused, no key (GET /v1/generations, 401)": (base) => ({
+    url: `${base}/v1/generations?limit=20`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  }),
+  "refused, invalid submit (POST /v1/generations, 400)": (base) => ({
+    url: `${base}/v1/generations`,
+    connections: CONNECTIONS,
+    duration: SECONDS,
+    method: "POST",
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", "idempotency-key": "bench-refused" },
+    body: BAD_SUBMIT,
+  }),
+};
+/** The status each refusal scenario expects: any other counts as an error. */
+const REFUSED_STATUS: Record<string, number> = { "refused, no key (GET /v1/generations, 401)": 401, "refused, invalid submit (POST /v1/generations, 400)": 400 };
+
+/** Answers not as the scenario expects: non-2xx (a refusal scenario: not its status), errors, timeouts. */
+function badAnswers(scenario: string, r: AutocannonResult): number {
+  const expected = REFUSED_STATUS[scenario];
+  if (expected === undefined) return r.non2xx + r.errors + r.timeouts;
+  return r.requests.total - (r.statusCodeStats?.[String(expected)]?.count ?? 0) + r.errors + r.timeouts;
+}
 
 interface Row {
   scenario: string;
@@ -265,19 +307,19 @@ function medians(samples: Map<string, Row[]>): Row[] {
  * The servers run side by side; rounds interleave them, so load from elsewhere on the
  * machine hits them alike. Each figure is the median over the rounds. Stops the servers.
  */
-async function rounds(servers: Launched[], beforeStop = () => {}): Promise<Row[]> {
+async function rounds(servers: Launched[], beforeStop = () => {}, set = scenarios): Promise<Row[]> {
   const samples = new Map<string, Row[]>();
   try {
-    for (const server of servers) for (const options of Object.values(scenarios)) await autocannon({ ...options(server.base), duration: 1 }); // warm-up
+    for (const server of servers) for (const options of Object.values(set)) await autocannon({ ...options(server.base), duration: 1 }); // warm-up
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [scenario, options] of Object.entries(scenarios)) {
+      for (const [scenario, options] of Object.entries(set)) {
         for (const server of servers) {
           const before = cpuSeconds(server.child.pid);
           const r = await autocannon(options(server.base));
           const cpu = ((cpuSeconds(server.child.pid) - before) * 1e6) / Math.max(1, r.requests.average * SECONDS);
           const key = `${scenario}|${server.name}`;
           if (!samples.has(key)) samples.set(key, []);
-          samples.get(key)!.push({ scenario, server: server.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts, cpu });
+          samples.get(key)!.push({ scenario, server: server.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: badAnswers(scenario, r), cpu });
           if (VERBOSE) console.log(`round ${round + 1} | ${scenario} | ${server.name} | ${Math.round(r.requests.average)} req/s | p99 ${r.latency.p99} ms | ${Math.round(cpu)} us CPU/request | load ${loadavg()[0]!.toFixed(2)}`);
         }
       }
@@ -290,7 +332,7 @@ async function rounds(servers: Launched[], beforeStop = () => {}): Promise<Row[]
 }
 
 async function throughput(): Promise<Row[]> {
-  return rounds([await simulator(), await prism(), await bare(), await fastifyFloor()]);
+  return rounds([await simulator(), await prism(), await bare(), await fastifyFloor()], undefined, { ...scenarios, ...refusals });
 }
 
 const JOURNAL_OFF = "simulator, journal off";
@@ -519,13 +561,13 @@ async function main() {
   if (!only || only === "throughput") {
     const rows = await throughput();
     console.log("\nThroughput and latency");
-    console.log("| Scenario | Server | Requests/s | p50 ms | p99 ms | server CPU us/request | non-2xx or errors |");
+    console.log("| Scenario | Server | Requests/s | p50 ms | p99 ms | server CPU us/request | unexpected status or errors |");
     console.log("|---|---|---:|---:|---:|---:|---:|");
     for (const r of rows) console.log(`| ${r.scenario} | ${r.server} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpu)} | ${fmt(r.bad)} |`);
     console.log("\nRatios (simulator vs. target)");
     console.log("| Scenario | requests/s vs Prism (target >= 10x) | requests/s vs bare (target >= 40%) | simulator p99 (target <= 5 ms) | CPU per request, Prism / simulator | CPU per request, bare / simulator |");
     console.log("|---|---:|---:|---:|---:|---:|");
-    for (const scenario of Object.keys(scenarios)) {
+    for (const scenario of Object.keys({ ...scenarios, ...refusals })) {
       const of = (server: string) => rows.find((r) => r.scenario === scenario && r.server === server)!;
       const sim = of("simulator");
       console.log(`| ${scenario} | ${fmt(sim.rps / of("prism mock").rps, 1)}x | ${fmt((100 * sim.rps) / of("bare node:http").rps)}% | ${fmt(sim.p99, 1)} | ${fmt(of("prism mock").cpu / sim.cpu, 1)}x | ${fmt((100 * of("bare node:http").cpu) / sim.cpu)}% |`);
@@ -533,7 +575,7 @@ async function main() {
     console.log("\nThe framework's ceiling: Fastify as the simulator sets it up, answering constants (no simulator work)");
     console.log("| Scenario | requests/s vs Prism | requests/s vs bare | p99 ms | server CPU us/request | simulator CPU beyond it, us/request |");
     console.log("|---|---:|---:|---:|---:|---:|");
-    for (const scenario of Object.keys(scenarios)) {
+    for (const scenario of Object.keys({ ...scenarios, ...refusals })) {
       const of = (server: string) => rows.find((r) => r.scenario === scenario && r.server === server)!;
       const floor = of("fastify constants");
       console.log(`| ${scenario} | ${fmt(floor.rps / of("prism mock").rps, 1)}x | ${fmt((100 * floor.rps) / of("bare node:http").rps)}% | ${fmt(floor.p99, 1)} | ${fmt(floor.cpu)} | ${fmt(of("simulator").cpu - floor.cpu)} |`);

@@ -1,7 +1,7 @@
 // The hub simulator, composed in one place: its state and clock (state/), the engines
 // that change them (domain/), the request pipeline (pipeline/) and the handlers
 // (handlers/). `handle(request)` answers one request synchronously; nothing here knows
-// about Fastify, Node's http module or Mock Service Worker (the adapters do).
+// about Node's http module or Mock Service Worker (the adapters do).
 import { operationById } from "../contract/document.ts";
 import { streamLimits } from "../contract/tables.ts";
 import { schemaValidator, validateChosen } from "../contract/validator.ts";

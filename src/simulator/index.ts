@@ -1,4 +1,4 @@
-// startSimulator: the hub simulator on a real HTTP server (Fastify), for tests, the
+// startSimulator: the hub simulator on a real HTTP server (node:http), for tests, the
 // typed client's suite, the conformance suite and `npm start`.
 import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";

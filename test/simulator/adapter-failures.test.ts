@@ -1,5 +1,5 @@
-// The Fastify adapter writes the hub's answers to Node's response itself (the reply is
-// hijacked), so Fastify's own error handling no longer sees what fails there. Every such
+// The adapter writes the hub's answers to Node's response itself, outside any framework,
+// so nothing else handles what fails there. Every such
 // failure must still end the exchange: a 500 in the envelope while nothing is written
 // yet, else the connection closes; never a socket left open with no answer (the issue's
 // `return_to=/%0A/x` kept one open for 24 minutes).

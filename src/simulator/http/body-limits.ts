@@ -1,4 +1,4 @@
-// Request body limits every adapter applies before the hub sees a body (Fastify in
+// Request body limits every adapter applies before the hub sees a body (node:http in
 // server.ts, Mock Service Worker in msw/): no Node or framework import, so the browser
 // adapter can share them.
 import { operationById } from "../../contract/document.ts";

@@ -15,7 +15,7 @@
 //
 // Steps read a `Door`, one object the server reuses from request to request: the default
 // hub's requests pass every step without an allocation of the front door's.
-import type { FastifyRequest } from "fastify";
+import type { IncomingMessage } from "node:http";
 import { refuse, type Refusal } from "../domain/refusal.ts";
 import type { Hub } from "../hub.ts";
 import type { BodyAnswer } from "../pipeline/exchange.ts";
@@ -27,7 +27,7 @@ import { hostnameOf } from "./hosts.ts";
 
 /** One request at the front door. */
 export interface Door {
-  request: FastifyRequest;
+  request: IncomingMessage;
   /** The URL's path without its query; once the sandbox step routed it by a base path, the path after it. */
   path: string;
   /** The hub that answers: the default one, until the sandbox step routes the request elsewhere. */
@@ -71,22 +71,22 @@ export function frontDoor(options: FrontDoorOptions, sandboxes: Sandboxes): read
     {
       name: "host header",
       check: ({ request }) =>
-        request.raw.headers.host === undefined && request.raw.httpVersion === "1.1"
+        request.headers.host === undefined && request.httpVersion === "1.1"
           ? refuse("invalid_request", { message: "An HTTP/1.1 request must carry a Host header.", details: [{ field: "Host", reason: "required", message: "Host is required" }] })
           : undefined,
     },
     {
       name: "host allow-list",
       check: ({ request }) => {
-        const host = request.raw.headers.host;
+        const host = request.headers.host;
         return host !== undefined && !options.allowsHost(host) ? refuse("origin_mismatch", { message: hostRefused(host) }) : undefined;
       },
     },
     {
       name: "sandbox",
       check: (door) => {
-        const headers = door.request.raw.headers;
-        const route = sandboxes.route(door.path, door.request.raw.url ?? "/", headers.authorization, headers[SANDBOX_HEADER], headers.cookie);
+        const headers = door.request.headers;
+        const route = sandboxes.route(door.path, door.request.url ?? "/", headers.authorization, headers[SANDBOX_HEADER], headers.cookie);
         if (route === undefined) return undefined;
         door.hub = route.hub;
         if (isRouteRefused(route)) return route.refusal;

@@ -1,16 +1,24 @@
-// The Fastify 5 adapter: maps each Node request onto the hub's SimRequest and writes
-// the hub's answer back. Fastify's own routing, body parsing and error bodies are kept
-// out of the way: one catch-all route, raw bodies, and every framework error mapped to
-// the API's envelope (a Fastify error body must never leak).
-import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Socket } from "node:net";
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
+// The HTTP adapter, on Node's own `node:http`: maps each Node request onto the hub's
+// SimRequest and writes the hub's answer back. Every request takes one path: the front
+// door's steps (front-door.ts), the body read up to its route's limit, the hub, the
+// answer written to Node's response in one write with its head. Whatever Node cannot
+// parse, a body too large and a failure while answering all end in the API's envelope
+// (or a closed connection once a head has left); no framework body ever leaks.
+//
+// No framework in between: the simulator routes, parses and renders itself, so a
+// framework's router, hooks and reply object only cost time on every request (bench:
+// Fastify set up this way answering constants reached about 81% of bare node:http on a
+// list read; docs/contributing.md, "Benchmarks of the simulator").
+import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { envelope, refuse, Refusal } from "../domain/refusal.ts";
+import { maskText } from "../domain/secrets.ts";
 import { unreachable, type BodyAnswer, type SimRequest, type SimResponse, type StreamAnswer } from "../pipeline/exchange.ts";
+import type { AdapterCheck } from "../pipeline/journal.ts";
 import type { Hub } from "../hub.ts";
-import { isRouteRefused, SANDBOX_HEADER, Sandboxes } from "../sandboxes.ts";
+import { Sandboxes } from "../sandboxes.ts";
 import { newRequestId } from "../state/util.ts";
-import { bodyLimitOf, tooLargeMessage, UPLOAD_ROUTES } from "./body-limits.ts";
+import { bodyLimitOf, tooLargeMessage } from "./body-limits.ts";
 import { corsAllows, frontDoor, type Door } from "./front-door.ts";
 import { hostAllowList } from "./hosts.ts";
 
@@ -38,7 +46,25 @@ export interface ServerOptions {
   requestTimeoutSeconds: number;
   /** Largest header block (request line included); above it answers 413. */
   maxHeaderBytes: number;
+  /** One line per request on stdout: method, URL (masked as the journal masks it), status, time taken, request id. */
   logger: boolean;
+}
+
+/** The simulator's HTTP server: Node's, with how to start and stop it. */
+export interface HubServer {
+  readonly server: Server;
+  listen(options: { host: string; port: number }): Promise<void>;
+  /** Stops listening and closes every connection (open event streams too). */
+  close(): Promise<void>;
+  /** One exchange for a test, over a loopback connection (the server listens on a free loopback port for it when it is not listening yet). */
+  inject(request: { method?: string; url: string; headers?: Record<string, string>; payload?: string | Uint8Array }): Promise<Injected>;
+}
+
+export interface Injected {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+  json(): any;
 }
 
 const EXPOSED = "X-Request-Id, RateLimit, RateLimit-Policy, Retry-After, Location, ETag, WWW-Authenticate";
@@ -80,126 +106,100 @@ function rawAnswer(status: number, reason: string, requestId: string, body: stri
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nCache-Control: private, no-store\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/** The path of a request (or of a URL's path and query), without its query. */
-function pathOf(request: FastifyRequest | string): string {
-  const url = typeof request === "string" ? request : (request.raw.url ?? "/");
+/** The path of a URL's path and query, without its query. */
+function pathOf(url: string): string {
   const q = url.indexOf("?");
   return q < 0 ? url : url.slice(0, q);
+}
+
+/** Whether a request carries a body to read: never a GET's or a HEAD's; else any with a length, chunks or a media type. */
+function hasBody(req: IncomingMessage): boolean {
+  const method = req.method;
+  if (method === "GET" || method === "HEAD") return false;
+  const headers = req.headers;
+  const length = headers["content-length"];
+  return headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0") || headers["content-type"] !== undefined;
 }
 
 /**
  * The server in front of `source`: a simulator's sandboxes and default hub (startSimulator),
  * or one hub made alone (no sandbox is then reached: a sandbox hint is refused).
  */
-export function createServer(source: Hub | Sandboxes, options: ServerOptions): FastifyInstance {
+export function createServer(source: Hub | Sandboxes, options: ServerOptions): HubServer {
   const front = source instanceof Sandboxes ? source : Sandboxes.alone(source);
   let fallbackBase = "http://127.0.0.1";
   const allowsHost = hostAllowList(options.allowedHosts);
 
-  const app = Fastify({
-    logger: options.logger,
-    bodyLimit: options.bodyLimit,
-    forceCloseConnections: true,
-    exposeHeadRoutes: false,
-    return503OnClosing: false,
-    requestTimeout: options.requestTimeoutSeconds * 1000,
-    routerOptions: { maxParamLength: 1 << 20 },
-    // A request without Host reaches the handler (which refuses it in the envelope) instead
-    // of Node's bare 400.
-    http: { maxHeaderSize: options.maxHeaderBytes, requireHostHeader: false },
-    // A URL Fastify cannot decode still goes to the hub, which answers 404 in the envelope.
-    frameworkErrors: (_error, request, reply) => serve(request, reply),
-    // Requests Node cannot parse (header block too large, bad request line, timeout).
-    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
-      if (!socket.writable || error.code === "ECONNRESET" || error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
-        socket.destroy();
-        return;
-      }
-      const tooLarge = error.code === "HPE_HEADER_OVERFLOW" || error.code === "HPE_URI_OVERFLOW";
-      const code = tooLarge ? "request_too_large" : "invalid_request";
-      const requestId = newRequestId();
-      const body = JSON.stringify(envelope(refuse(code, { message: tooLarge ? "The request line or headers are larger than the API accepts." : "The request could not be parsed." }), requestId, "en"));
-      socket.end(rawAnswer(tooLarge ? 413 : 400, tooLarge ? "Payload Too Large" : "Bad Request", requestId, body));
-    },
-  });
-
-  // Bodies reach the hub raw; it parses JSON itself so every fault gets the envelope.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: options.bodyLimit }, (_req, body, done) => done(null, body));
-
   /** The request as the hub sees it: `url` and `basePath` when the front door routed it by a sandbox's base path. */
-  function simRequest(request: FastifyRequest, url?: string, basePath?: string): SimRequest {
-    const raw = request.raw;
-    const body = request.body;
+  function simRequest(raw: IncomingMessage, url: string | undefined, basePath: string | undefined, body: Uint8Array | undefined): SimRequest {
     const authorizations = repeatedAuthorization(raw.rawHeaders);
     return {
       method: raw.method ?? "GET",
       url: url ?? raw.url ?? "/",
       headers: authorizations ? { ...raw.headers, authorization: authorizations } : raw.headers,
-      body: Buffer.isBuffer(body) ? new Uint8Array(body.buffer, body.byteOffset, body.byteLength) : undefined,
+      body,
       baseUrl: baseUrlOf(raw, fallbackBase),
       remoteAddress: raw.socket.remoteAddress,
       basePath,
     };
   }
 
-  function corsHeaders(request: FastifyRequest, path: string): Record<string, string> {
-    const origin = request.headers.origin;
-    if (!corsAllows(options.cors, origin, path)) return {};
-    return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED };
+  /** The answer's headers, with the CORS pair where --cors opens the route to the request's origin. */
+  function headersOf(req: IncomingMessage, answer: BodyAnswer | StreamAnswer, path: string): Record<string, string> {
+    if (options.cors === false) return answer.headers;
+    const origin = req.headers.origin;
+    if (!corsAllows(options.cors, origin, path)) return answer.headers;
+    return { ...answer.headers, "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED };
   }
 
   /**
-   * Writes the hub's answer to Node's response itself (Fastify's reply is hijacked: a
-   * string body then leaves in one write with the head, one packet on the wire, which
-   * Fastify's send does not do). Fastify no longer sees what fails after the hijack, so
-   * every failure here, now or in a later callback, still ends the exchange: a 500 in the
-   * envelope while nothing is written yet, else the connection closes. `hub` is the one
-   * that answered, `path` the path it answered (what CORS is decided on).
+   * Writes the hub's answer. Every failure here, now or in a later callback, still ends the
+   * exchange: a 500 in the envelope while nothing is written yet, else the connection
+   * closes. `hub` is the one that answered, `path` the path it answered (what CORS is
+   * decided on).
    */
-  function send(request: FastifyRequest, reply: FastifyReply, answer: SimResponse, hub: Hub, path: string): void {
-    reply.hijack();
+  function send(req: IncomingMessage, res: ServerResponse, answer: SimResponse, hub: Hub, path: string, started: number): void {
     try {
-      deliver(request, reply, answer, hub, path);
+      deliver(req, res, answer, hub, path, started);
     } catch (error) {
-      failed(request, reply.raw, error, hub);
+      failed(req, res, error, hub);
     }
   }
 
-  function deliver(request: FastifyRequest, reply: FastifyReply, answer: SimResponse, hub: Hub, path: string): void {
+  function deliver(req: IncomingMessage, res: ServerResponse, answer: SimResponse, hub: Hub, path: string, started: number): void {
     switch (answer.kind) {
       case "deferred":
         answer.deferred.then(
-          (settled) => send(request, reply, settled, hub, path),
-          () => send(request, reply, hub.refuse(simRequest(request), "internal_error"), hub, path),
+          (settled) => send(req, res, settled, hub, path, started),
+          () => send(req, res, hub.refuse(simRequest(req, undefined, undefined, undefined), "internal_error"), hub, path, started),
         );
         return;
       // Faults (pipeline/faults.ts): no answer at all, or the answer later.
       case "dropped":
-        request.raw.socket.destroy();
+        req.socket.destroy();
         return;
       case "stream":
       case "body":
         if (answer.delayMs !== undefined) {
           const later = { ...answer, delayMs: undefined };
-          setTimeout(() => send(request, reply, later, hub, path), answer.delayMs);
+          setTimeout(() => send(req, res, later, hub, path, started), answer.delayMs);
           return;
         }
-        if (answer.kind === "stream") writeStream(request, reply.raw, answer, path);
-        else writeBody(request, reply.raw, answer, path);
+        if (answer.kind === "stream") writeStream(req, res, answer, path);
+        else writeBody(res, answer, headersOf(req, answer, path));
+        if (options.logger) log(req, hub, answer.status, started);
         return;
       default:
         unreachable(answer);
     }
   }
 
-  /** A failure after the hijack: the envelope's 500 while the head is unwritten, else the connection closes. */
-  function failed(request: FastifyRequest, res: ServerResponse, error: unknown, hub: Hub): void {
-    if (options.logger) request.log.error(error);
-    else console.error(`simulator: ${request.raw.method} ${request.raw.url} could not be answered`, error);
+  /** A failure while answering: the envelope's 500 while the head is unwritten, else the connection closes. */
+  function failed(req: IncomingMessage, res: ServerResponse, error: unknown, hub: Hub): void {
+    console.error(`simulator: ${req.method} ${maskText(req.url ?? "/", hub.state)} could not be answered`, error);
     if (!res.headersSent && !res.destroyed) {
       try {
-        const answer = hub.refuse(simRequest(request), "internal_error");
+        const answer = hub.refuse(simRequest(req, undefined, undefined, undefined), "internal_error");
         res.writeHead(500, { ...answer.headers, "content-length": String(Buffer.byteLength(answer.body as string)), connection: "close" });
         res.end(answer.body);
         return;
@@ -210,12 +210,8 @@ export function createServer(source: Hub | Sandboxes, options: ServerOptions): F
     res.destroy();
   }
 
-  function headersOf(request: FastifyRequest, answer: BodyAnswer | StreamAnswer, path: string): Record<string, string> {
-    return options.cors === false ? answer.headers : { ...answer.headers, ...corsHeaders(request, path) };
-  }
-
-  function writeStream(request: FastifyRequest, res: ServerResponse, answer: StreamAnswer, path: string): void {
-    res.writeHead(answer.status, headersOf(request, answer, path));
+  function writeStream(req: IncomingMessage, res: ServerResponse, answer: StreamAnswer, path: string): void {
+    res.writeHead(answer.status, headersOf(req, answer, path));
     res.flushHeaders();
     let stop: (() => void) | undefined;
     let ended = false;
@@ -240,13 +236,12 @@ export function createServer(source: Hub | Sandboxes, options: ServerOptions): F
     };
     stop = answer.stream(sink);
     // The client went away (or the stream ended): forget the stream either way.
-    if (res.destroyed || request.raw.socket.destroyed) stop();
+    if (res.destroyed || req.socket.destroyed) stop();
     else res.on("close", () => stop?.());
   }
 
-  /** A body answer; `headers` as given (an answer of the front door's own carries no CORS headers but its own). */
-  function writeBody(request: FastifyRequest, res: ServerResponse, answer: BodyAnswer, path: string | undefined): void {
-    const headers = path === undefined ? { ...answer.headers } : headersOf(request, answer, path);
+  /** A body answer with `headers` (Content-Length added to them); the head and a text body leave in one write. */
+  function writeBody(res: ServerResponse, answer: BodyAnswer, headers: Record<string, string>): void {
     const body = answer.body;
     const bytes = body === undefined ? undefined : typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
     if (bytes !== undefined) headers["content-length"] = String(typeof bytes === "string" ? Buffer.byteLength(bytes) : bytes.length);
@@ -258,17 +253,28 @@ export function createServer(source: Hub | Sandboxes, options: ServerOptions): F
     }
     res.writeHead(answer.status, headers);
     res.end(bytes);
-    if (options.logger) request.log.info({ statusCode: answer.status }, "request completed");
   }
 
-  // The front door's steps (front-door.ts), and the one Door they read, reused: serve is
-  // synchronous up to the hub's answer, so no two requests share it at once.
-  const steps = frontDoor({ allowsHost, controlOff: options.controlOff, cors: options.cors, docsDir: options.docsDir, docsBuilding: options.docsBuilding }, front);
-  const door: Door = { request: undefined as unknown as FastifyRequest, path: "/", hub: front.main, url: undefined, basePath: undefined };
+  function log(req: IncomingMessage, hub: Hub, status: number, started: number): void {
+    const ms = (performance.now() - started).toFixed(1);
+    console.log(`${req.method} ${maskText(req.url ?? "/", hub.state)} ${status} ${ms} ms`);
+  }
 
-  function serve(request: FastifyRequest, reply: FastifyReply): void {
-    door.request = request;
-    door.path = pathOf(request);
+  /** Refused before the hub by the adapter itself (`by`: a body too large, a body that could not be read). */
+  function refuseHere(req: IncomingMessage, res: ServerResponse, door: Routed, code: string, message: string, by: AdapterCheck, started: number): void {
+    const answer = door.hub.refuse(simRequest(req, door.url, door.basePath, undefined), code, message, undefined, by);
+    send(req, res, answer, door.hub, door.path, started);
+  }
+
+  // The front door's steps (front-door.ts), and the one Door they read, reused: the steps
+  // are synchronous, so no two requests share it at once.
+  const steps = frontDoor({ allowsHost, controlOff: options.controlOff, cors: options.cors, docsDir: options.docsDir, docsBuilding: options.docsBuilding }, front);
+  const door: Door = { request: undefined as unknown as IncomingMessage, path: "/", hub: front.main, url: undefined, basePath: undefined };
+
+  function serve(req: IncomingMessage, res: ServerResponse): void {
+    const started = options.logger ? performance.now() : 0;
+    door.request = req;
+    door.path = pathOf(req.url ?? "/");
     door.hub = front.main;
     door.url = undefined;
     door.basePath = undefined;
@@ -277,60 +283,156 @@ export function createServer(source: Hub | Sandboxes, options: ServerOptions): F
       const stop = step.check(door);
       if (stop === undefined) continue;
       const { hub, path, url, basePath } = door;
-      if (stop instanceof Refusal) send(request, reply, hub.refused(simRequest(request, url, basePath), stop, step.name), hub, path);
+      if (stop instanceof Refusal) send(req, res, hub.refused(simRequest(req, url, basePath, undefined), stop, step.name), hub, path, started);
       else {
         // The server's own answer (a preflight, a docs file): written as it is, outside every hub's journal.
-        reply.hijack();
         try {
-          writeBody(request, reply.raw, stop, undefined);
+          writeBody(res, stop, stop.headers);
+          if (options.logger) log(req, hub, stop.status, started);
         } catch (error) {
-          failed(request, reply.raw, error, hub);
+          failed(req, res, error, hub);
         }
       }
       return;
     }
-    const { hub, path } = door;
-    send(request, reply, hub.handle(simRequest(request, door.url, door.basePath)), hub, path);
+    const routed: Routed = { hub: door.hub, path: door.path, url: door.url, basePath: door.basePath };
+    if (!hasBody(req)) {
+      send(req, res, routed.hub.handle(simRequest(req, routed.url, routed.basePath, undefined)), routed.hub, routed.path, started);
+      return;
+    }
+    readBody(req, res, routed, started);
   }
 
-  app.route({ method: app.supportedMethods as string[], url: "/", handler: serve });
-  app.route({ method: app.supportedMethods as string[], url: "/*", handler: serve });
-  // An upload's PUT carries the file itself, up to the ticket's ceiling (40 MiB), above the JSON body limit.
-  for (const url of UPLOAD_ROUTES) app.route({ method: "PUT", url, bodyLimit: bodyLimitOf("PUT", url, options.bodyLimit), handler: serve });
-  app.setNotFoundHandler(serve);
+  /** Reads the body up to the route's limit (an upload's PUT: the ticket's ceiling), then hands the request to the hub. */
+  function readBody(req: IncomingMessage, res: ServerResponse, routed: Routed, started: number): void {
+    const limit = bodyLimitOf(req.method ?? "GET", routed.path, options.bodyLimit);
+    const length = req.headers["content-length"];
+    if (length !== undefined && Number(length) > limit) {
+      refuseHere(req, res, routed, "request_too_large", tooLargeMessage(limit), "body limit", started);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const stopReading = () => {
+      req.removeListener("data", onData);
+      req.removeListener("end", onEnd);
+      req.removeListener("error", onError);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit) {
+        stopReading();
+        // The rest is read and dropped, so the answer reaches a client still sending.
+        req.resume();
+        refuseHere(req, res, routed, "request_too_large", tooLargeMessage(limit), "body limit", started);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stopReading();
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
+      let answer: SimResponse;
+      try {
+        answer = routed.hub.handle(simRequest(req, routed.url, routed.basePath, new Uint8Array(body.buffer, body.byteOffset, body.byteLength)));
+      } catch (error) {
+        failed(req, res, error, routed.hub);
+        return;
+      }
+      send(req, res, answer, routed.hub, routed.path, started);
+    };
+    // The client went away mid-body: nothing reaches the hub; while the socket still stands, the envelope says so.
+    const onError = () => {
+      stopReading();
+      if (!res.destroyed && !req.socket.destroyed) refuseHere(req, res, routed, "invalid_request", "The request body could not be read.", "body reading", started);
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  }
+
+  const requestTimeout = options.requestTimeoutSeconds * 1000;
+  const server = createHttpServer(
+    {
+      maxHeaderSize: options.maxHeaderBytes,
+      requestTimeout,
+      // Node refuses a header timeout longer than the whole request's.
+      headersTimeout: requestTimeout > 0 ? Math.min(60_000, requestTimeout) : 60_000,
+      // A keep-alive connection idles this long before the server closes it (Node's own 5 s
+      // races clients that reuse a connection a few seconds later).
+      keepAliveTimeout: 72_000,
+      // A request without Host reaches the front door (which refuses it in the envelope) instead of Node's bare 400.
+      requireHostHeader: false,
+    },
+    (req, res) => {
+      try {
+        serve(req, res);
+      } catch (error) {
+        failed(req, res, error, front.main);
+      }
+    },
+  );
   // An Expect other than 100-continue: Node would answer a bare 417 itself. The expectation
   // is ignored instead (RFC 9110 allows either) and the request is served as usual.
-  app.server.on("checkExpectation", (req, res) => app.server.emit("request", req, res));
-
-  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, request, reply) => {
-    if (reply.sent || request.raw.destroyed) return;
-    // Refused before the front door (a body too large): recorded by the hub the request was for.
-    const raw = request.raw;
-    const path = pathOf(request);
-    const route = front.route(path, raw.url ?? "/", raw.headers.authorization, raw.headers[SANDBOX_HEADER], raw.headers.cookie);
-    const hub = route === undefined ? front.main : route.hub;
-    const routed = route !== undefined && !isRouteRefused(route) ? route : undefined;
-    const req = simRequest(request, routed?.url, routed?.basePath);
-    let answer: SimResponse;
-    if (error.code === "FST_ERR_CTP_BODY_TOO_LARGE" || error.statusCode === 413) {
-      answer = hub.refuse(req, "request_too_large", tooLargeMessage(options.bodyLimit), undefined, "body limit");
-    } else if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      answer = hub.refuse(req, "invalid_request", "The request body could not be read.", undefined, "body reading");
-    } else {
-      if (options.logger) request.log.error(error);
-      else console.error("simulator: request failed", error);
-      answer = hub.refuse(req, "internal_error");
+  server.on("checkExpectation", (req, res) => server.emit("request", req, res));
+  // Requests Node cannot parse (header block too large, bad request line, timeout).
+  server.on("clientError", (error: Error & { code?: string }, socket: Socket) => {
+    if (!socket.writable || error.code === "ECONNRESET" || error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+      socket.destroy();
+      return;
     }
-    send(request, reply, answer, hub, routed?.url === undefined ? path : pathOf(routed.url));
+    const tooLarge = error.code === "HPE_HEADER_OVERFLOW" || error.code === "HPE_URI_OVERFLOW";
+    const code = tooLarge ? "request_too_large" : "invalid_request";
+    const requestId = newRequestId();
+    const body = JSON.stringify(envelope(refuse(code, { message: tooLarge ? "The request line or headers are larger than the API accepts." : "The request could not be parsed." }), requestId, "en"));
+    socket.end(rawAnswer(tooLarge ? 413 : 400, tooLarge ? "Payload Too Large" : "Bad Request", requestId, body));
   });
 
-  app.addHook("onListen", async () => {
-    const address = app.server.address();
-    if (address && typeof address === "object") {
-      const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
-      fallbackBase = `http://${host}:${address.port}`;
-    }
-  });
+  let injecting: Promise<void> | undefined;
+  return {
+    server,
+    listen({ host, port }) {
+      return new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.removeListener("error", reject);
+          const address = server.address() as AddressInfo;
+          fallbackBase = `http://${address.family === "IPv6" ? `[${address.address}]` : address.address}:${address.port}`;
+          resolve();
+        });
+      });
+    },
+    close() {
+      return new Promise<void>((resolve) => {
+        if (!server.listening) return resolve();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+    async inject({ method = "GET", url, headers = {}, payload }) {
+      if (!server.listening) await (injecting ??= this.listen({ host: "127.0.0.1", port: 0 }));
+      const { port } = server.address() as AddressInfo;
+      return new Promise<Injected>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, method, path: url, headers, agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => {
+            const body = Buffer.concat(chunks).toString("utf8");
+            resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
+          });
+          res.on("error", reject);
+        });
+        req.on("error", reject);
+        req.end(payload);
+      });
+    },
+  };
+}
 
-  return app;
+/** Where the front door sent a request: the hub that answers, the path it answers, and a sandbox's base path stripped. */
+interface Routed {
+  hub: Hub;
+  path: string;
+  url: string | undefined;
+  basePath: string | undefined;
 }
