@@ -115,7 +115,7 @@ describe("judgeHar", () => {
     const entries = [];
     for (const { path, init } of requests) {
       const started = new Date();
-      const headers = { authorization: `Bearer ${KEY}`, ...(init?.headers as Record<string, string>) };
+      const headers: Record<string, string> = { authorization: `Bearer ${KEY}`, ...(init?.headers as Record<string, string>) };
       const res = await fetch(sim.url + path, { ...init, headers });
       const text = await res.text();
       entries.push({
