@@ -2,7 +2,8 @@
 // (the proxy, until SIGINT or SIGTERM, `--duration`, or the end of the command it runs
 // with the proxy up) and `--judge-har FILE`. A line per finding goes to stderr as it
 // happens; the report is the CLI's to write. The command runs with the proxy's address in
-// HUB_BASE_URL (its other variables as they are), its output its own.
+// HUB_BASE_URL (its other variables as they are); its output goes to stderr, so stdout
+// holds the report alone (`--json` can be piped).
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { HarFormatError } from "../../target/passive/har.ts";
@@ -92,7 +93,7 @@ export async function runPassive(request: CliRequest, command: string[], log: (l
     if (command.length > 0) {
       const line = command.join(" ");
       log(`running ${line} with HUB_BASE_URL=${proxy.url}`);
-      const child = spawn(command[0]!, command.slice(1), { stdio: "inherit", env: { ...process.env, HUB_BASE_URL: proxy.url } });
+      const child = spawn(command[0]!, command.slice(1), { stdio: ["inherit", 2, "inherit"], env: { ...process.env, HUB_BASE_URL: proxy.url } });
       child.on("error", (error) => resolve({ command: { line, exitCode: 127, signal: (error as NodeJS.ErrnoException).code ?? error.message } }));
       child.on("exit", (exitCode, signal) => resolve({ command: { line, exitCode, ...(signal ? { signal } : {}) } }));
       // A signal that stops the proxy stops the command too.
