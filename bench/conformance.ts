@@ -13,6 +13,7 @@
 //    test/conformance/support/doubles.ts (the simulator behind a proxy with one injected
 //    contract bug, naming the seed rule it breaks), in process: a double is found when its
 //    rule fails; the rules that failed are listed.
+// 3. Passive conformance (bench/passive.ts): the proxy's overhead per exchange and its memory.
 // DOUBLES=0,3,5 runs only those doubles (DOUBLES=none: none); SKIP_CLEAN=1 skips part 1;
 // PER_OPERATION (default 100) and SEED (default 7) set the generated runs. The load
 // average is printed before and after (the machine may be shared: re-run when it is high).
@@ -21,6 +22,7 @@ import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import type { Report } from "../src/conformance/index.ts";
 import { OPEN_WINDOWS } from "../src/conformance/run/simulator.ts";
+import { benchPassive } from "./passive.ts";
 import { DOUBLES, type Double } from "../test/conformance/support/doubles.ts";
 import { startProxy } from "../test/conformance/support/proxy.ts";
 import { failing, runFull, startSim } from "../test/conformance/support/run.ts";
@@ -190,3 +192,5 @@ async function main(): Promise<void> {
 }
 
 await main();
+// 3. Passive conformance's overhead per exchange and memory (bench/passive.ts; SKIP_PASSIVE=1 skips it).
+if (!process.env.SKIP_PASSIVE) await benchPassive();
