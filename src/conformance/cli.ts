@@ -77,7 +77,10 @@ async function main(argv: string[], help: string, masked: (secrets: Secret[]) =>
     return 0;
   }
   if (request.cli.listen !== undefined || request.cli.judgeHar !== undefined) {
-    const { report, commandStatus } = await runPassive(request, command, log);
+    // The environment's keys are the client's (an e2e suite's HUB_API_KEY, say), not the
+    // proxy's: only the flags and HUB_BASE_URL are read (a key given as a flag is refused).
+    const passive = readRequest(values, { HUB_BASE_URL: process.env.HUB_BASE_URL });
+    const { report, commandStatus } = await runPassive(passive, command, log);
     writeReport(report, request.cli, log);
     const status = exitCode(report);
     return commandStatus !== undefined && commandStatus !== 0 ? Math.max(status, 1) : status;

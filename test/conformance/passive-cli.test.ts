@@ -36,7 +36,8 @@ function oneLine(stderr: string): string {
 
 describe("generation-hub conformance --listen", () => {
   it("runs the command with the proxy up, judges its traffic, prints the report and exits 0; the key shows nowhere", async () => {
-    const run = await cli(["--listen", "0", "--base-url", sim.url, "--json", ...client], { APP_KEY: KEY });
+    // HUB_API_KEY in the environment is the client's to use: passive mode leaves it alone.
+    const run = await cli(["--listen", "0", "--base-url", sim.url, "--json", ...client], { APP_KEY: KEY, HUB_API_KEY: KEY });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/passive proxy at http:\/\/127\.0\.0\.1:\d+ in front of/);
     expect(run.stderr).toMatch(/ended with exit status 0/);
