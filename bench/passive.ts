@@ -4,7 +4,7 @@
 // 1. Overhead per exchange: GET /v1/me to the simulator, direct and through the passive proxy
 //    (every answer judged), one request at a time, the two interleaved so that load drift
 //    falls on both; p50 and p90 of each and of the difference (reference: at most 1 ms at p50).
-// 2. Memory: PASSIVE_EXCHANGES (default 100,000) exchanges through the proxy, as fast as
+// 2. Memory: PASSIVE_EXCHANGES (default 20,000) exchanges through the proxy, as fast as
 //    PASSIVE_CONCURRENCY (default 16) clients send them, to a replay server that answers
 //    what the simulator answered once (so that only the proxy and its judge grow), each with
 //    its own X-Request-Id and one of 20,000 bearer credentials. The heap after a collection
@@ -22,7 +22,7 @@ import { startConformanceProxy } from "../src/conformance/index.ts";
 import { startSim } from "../test/conformance/support/run.ts";
 
 const ROUNDS = Number(process.env.PASSIVE_ROUNDS ?? 2000);
-const EXCHANGES = Number(process.env.PASSIVE_EXCHANGES ?? 100_000);
+const EXCHANGES = Number(process.env.PASSIVE_EXCHANGES ?? 20_000);
 const CONCURRENCY = Number(process.env.PASSIVE_CONCURRENCY ?? 16);
 const CREDENTIALS = 20_000;
 const HOUR = 200 * 3600;
