@@ -85,7 +85,8 @@ const CAUGHT = [
 describe("passive proxy in front of broken servers", () => {
   const doubles = DOUBLES.filter((d) => CAUGHT.includes(d.title));
   it("finds each bug from the client's traffic alone, says it as it happens, and masks the client's key everywhere", async () => {
-    expect(doubles).toHaveLength(CAUGHT.length);
+    expect(doubles.length).toBe(CAUGHT.length);
+    expect(doubles.length).toBeGreaterThan(0);
     for (const d of doubles) {
       const broken = await startProxy(sim.url, d.make(sim));
       try {
