@@ -18,6 +18,7 @@
 //    simulator, its trace also fed to a second set of the invariants' watches; the heap
 //    they hold at the end (after a GC, with them and without them), and the exchanges and
 //    frames they were fed. TRACE alone skips parts 1 and 2.
+// 4. Passive conformance (bench/passive.ts): the proxy's overhead per exchange and its memory.
 // DOUBLES=0,3,5 runs only those doubles (DOUBLES=none: none); SKIP_CLEAN=1 skips part 1;
 // PER_OPERATION (default 100) and SEED (default 7) set the generated runs. The load
 // average is printed before and after (the machine may be shared: re-run when it is high).
@@ -28,6 +29,7 @@ import type { Report } from "../src/conformance/index.ts";
 import { INVARIANTS } from "../src/conformance/judge/invariants/index.ts";
 import { sinks } from "../src/conformance/target/sink.ts";
 import { OPEN_WINDOWS } from "../src/conformance/run/simulator.ts";
+import { benchPassive } from "./passive.ts";
 import { DOUBLES, type Double } from "../test/conformance/support/doubles.ts";
 import { startProxy } from "../test/conformance/support/proxy.ts";
 import { failing, runFull, startSim } from "../test/conformance/support/run.ts";
@@ -223,3 +225,5 @@ async function main(): Promise<void> {
 }
 
 await main();
+// 4. Passive conformance's overhead per exchange and memory (bench/passive.ts; SKIP_PASSIVE=1 skips it, as TRACE does).
+if (!process.env.SKIP_PASSIVE && !process.env.TRACE) await benchPassive();

@@ -10,7 +10,8 @@ import { renderHar } from "./run/har.ts";
 import { parseArgsOptions, readRequest, secretsOf, usageOf, Usage, withBareValues, type CliRequest } from "./run/options.ts";
 import { startPrism } from "./run/prism.ts";
 import { renderJson, renderJunit, renderTable } from "./run/render.ts";
-import { exitCode, runConformance } from "./run/runner.ts";
+import { runPassive } from "./run/passive/command.ts";
+import { exitCode, runConformance, type Report } from "./run/runner.ts";
 import { simulatorOptions, startOwnSimulator } from "./run/simulator.ts";
 import { detectSimulatorControl } from "./target/control.ts";
 import { Masker, type Secret } from "./target/secrets.ts";
@@ -49,8 +50,25 @@ async function target(request: CliRequest, log: (line: string) => void, cleanups
   return { ...o, ...given, baseUrl: sim.url, keys: { ...given.keys, ...o.keys }, scopedKeys: [...(o.scopedKeys ?? []), ...(given.scopedKeys ?? [])], oauth: { ...o.oauth, ...given.oauth } };
 }
 
+/** Writes the report as the command line asks: the table or JSON on stdout, JUnit and HAR files. */
+function writeReport(report: Report, out: CliRequest["cli"], log: (line: string) => void): void {
+  if (out.json) console.log(renderJson(report));
+  else console.log(renderTable(report, { all: out.all, coverage: out.coverage, width: process.stdout.columns || 100 }));
+  if (out.junit) {
+    writeFileSync(out.junit, renderJunit(report));
+    log(`JUnit report written to ${out.junit}`);
+  }
+  if (out.har) {
+    writeFileSync(out.har, renderHar(report));
+    log(`HAR file of ${report.exchanges.length} failing exchange(s) written to ${out.har}`);
+  }
+}
+
 async function main(argv: string[], help: string, masked: (secrets: Secret[]) => void, log: (line: string) => void): Promise<number> {
-  const { values } = parseArgs({ args: withBareValues(argv), strict: true, options: parseArgsOptions() });
+  // `-- COMMAND ...`: what passive mode runs with its proxy up (never read as options).
+  const end = argv.indexOf("--");
+  const command = end < 0 ? [] : argv.slice(end + 1);
+  const { values } = parseArgs({ args: withBareValues(end < 0 ? argv : argv.slice(0, end)), strict: true, options: parseArgsOptions() });
   const request = readRequest(values, process.env);
   // From here on, what the command prints itself is masked too (the run masks its own output).
   masked(secretsOf({ baseUrl: "", apiKey: "", ...request.options }));
@@ -58,6 +76,16 @@ async function main(argv: string[], help: string, masked: (secrets: Secret[]) =>
     console.log(help);
     return 0;
   }
+  if (request.cli.listen !== undefined || request.cli.judgeHar !== undefined) {
+    // The environment's keys are the client's (an e2e suite's HUB_API_KEY, say), not the
+    // proxy's: only the flags and HUB_BASE_URL are read (a key given as a flag is refused).
+    const passive = readRequest(values, { HUB_BASE_URL: process.env.HUB_BASE_URL });
+    const { report, commandStatus } = await runPassive(passive, command, log);
+    writeReport(report, request.cli, log);
+    const status = exitCode(report);
+    return commandStatus !== undefined && commandStatus !== 0 ? Math.max(status, 1) : status;
+  }
+  if (command.length > 0) throw new Usage("`-- COMMAND` runs a command with the passive proxy up: give --listen too");
   const cleanups: (() => Promise<void>)[] = [];
   try {
     const options = await target(request, log, cleanups);
@@ -68,17 +96,7 @@ async function main(argv: string[], help: string, masked: (secrets: Secret[]) =>
       log(`prism proxy at ${proxy.url} in front of ${options.baseUrl} (event streams go direct: Prism buffers them)`);
     }
     const report = await runConformance({ ...options, log: request.cli.verbose ? log : undefined, progress: log }, { prism: Boolean(request.cli.prism) });
-    const out = request.cli;
-    if (out.json) console.log(renderJson(report));
-    else console.log(renderTable(report, { all: out.all, coverage: out.coverage, width: process.stdout.columns || 100 }));
-    if (out.junit) {
-      writeFileSync(out.junit, renderJunit(report));
-      log(`JUnit report written to ${out.junit}`);
-    }
-    if (out.har) {
-      writeFileSync(out.har, renderHar(report));
-      log(`HAR file of ${report.exchanges.length} failing exchange(s) written to ${out.har}`);
-    }
+    writeReport(report, request.cli, log);
     return exitCode(report);
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);

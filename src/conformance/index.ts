@@ -11,3 +11,5 @@ export { simulatorControl, type ServerControl } from "./target/control.ts";
 export type { RuleRow, Verdict, Failure } from "./judge/results.ts";
 export type { PrismFinding } from "./judge/prism.ts";
 export { UNCHECKED } from "./judge/unchecked.ts";
+export { startConformanceProxy, judgeHar, type ConformanceProxy, type ConformanceProxyOptions, type PassiveOptions } from "./run/passive/judge.ts";
+export type { PassiveSummary } from "./run/passive/summary.ts";

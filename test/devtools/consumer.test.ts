@@ -76,6 +76,7 @@ beforeAll(async () => {
         "@generation-hub/devtools": `file:${devtools}`,
         msw: rootManifest.devDependencies.msw,
         vitest: rootManifest.devDependencies.vitest,
+        "@playwright/test": rootManifest.devDependencies["@playwright/test"],
       },
     }, null, 2),
   );
@@ -210,6 +211,46 @@ describe("the dev tools installed in another project", () => {
     expect(r.stdout).toMatch(/PASSED/);
     expect(r.stdout).toMatch(/\d+ of \d+ rules exercised/);
   });
+
+  it("`generation-hub conformance --listen ... -- npx playwright test` judges a Playwright suite's traffic through the proxy (no request of its own), and exits with the suite", async () => {
+    const mock = await startMock(["--port", "0"]);
+    mkdirSync(join(project, "passive"), { recursive: true });
+    writeFileSync(join(project, "passive/playwright.config.mjs"), `export default { testDir: ".", reporter: "line" };\n`);
+    // The suite reads HUB_BASE_URL (the proxy, set by the wrapper) and its own key variable.
+    writeFileSync(
+      join(project, "passive/api.spec.mjs"),
+      `import { test, expect } from "@playwright/test";
+const headers = { authorization: "Bearer " + process.env.APP_KEY };
+test("the account and the catalog", async ({ request }) => {
+  const me = await request.get(process.env.HUB_BASE_URL + "/v1/me", { headers });
+  expect(me.status()).toBe(200);
+  expect((await request.get(process.env.HUB_BASE_URL + "/v1/models", { headers })).status()).toBe(200);
+  expect((await request.get(process.env.HUB_BASE_URL + "/v1/generations?limit=1000", { headers })).status()).toBe(400);
+  expect(process.env.FAIL_ON_PURPOSE).toBeUndefined();
+});
+`,
+    );
+    const bin = join(project, "node_modules/.bin/generation-hub");
+    const wrapped = (extra: Record<string, string> = {}) =>
+      new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+        const child = spawn(bin, ["conformance", "--listen", "0", "--base-url", mock.url, "--json", "--", "npx", "playwright", "test", "-c", "passive/playwright.config.mjs"], { cwd: project, env: { ...env, APP_KEY: "ghk_demo_full", ...extra } });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => (stdout += d));
+        child.stderr.on("data", (d) => (stderr += d));
+        child.on("close", (status) => resolve({ status, stdout, stderr }));
+      });
+    const passed = await wrapped();
+    expect(passed.status, passed.stderr).toBe(0);
+    const report = JSON.parse(passed.stdout);
+    expect(report.passive).toMatchObject({ source: "proxy", upstream: mock.url, judged: { judged: 3 }, command: { exitCode: 0 } });
+    expect(report.summary.fail).toBe(0);
+    expect(report.summary.pass).toBeGreaterThan(0);
+    expect(passed.stdout + passed.stderr).not.toContain("ghk_demo_full");
+    const failed = await wrapped({ FAIL_ON_PURPOSE: "1" });
+    expect(failed.status, failed.stderr).toBe(1);
+    expect(JSON.parse(failed.stdout).passive.command.exitCode).toBe(1);
+  }, 120_000);
 
   it("`generation-hub conformance` says in one line what it needs: Prism for --prism, a valid flag", () => {
     const prism = spawnSync(join(project, "node_modules/.bin/generation-hub"), ["conformance", "--base-url", "http://127.0.0.1:9", "--api-key", "k", "--prism"], { cwd: project, encoding: "utf8", env });

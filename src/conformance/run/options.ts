@@ -24,6 +24,11 @@ export interface CliOnly {
   coverage: boolean;
   verbose: boolean;
   help: boolean;
+  listen: string;
+  judgeHar: string;
+  duration: number;
+  rewriteLinks: boolean;
+  allowedHosts: string[];
 }
 
 /** What the command line asks for: the library's options as given, and the command line's own. */
@@ -239,6 +244,12 @@ export const OPTIONS: readonly OptionRow[] = [
     help: 'most bytes of one answer (or of one event-stream frame) read (default {default}); a larger one fails its rule as "answer too large"',
   }),
   cli("verbose", switched, { flag: "verbose", help: "print every request (on stderr)" }),
+  // Passive mode: judge traffic the suite did not send (run/passive/).
+  cli("listen", text, { flag: "listen", arg: "PORT", help: "passive mode: a proxy on this port of 127.0.0.1 (HOST:PORT for another address) in front of --base-url; it judges every answer of the traffic through it and sends no request of its own; reports when stopped (SIGINT, SIGTERM, --duration, or the end of `-- COMMAND`, which it runs with the proxy up)" }),
+  cli("judgeHar", text, { flag: "judge-har", arg: "FILE", help: "passive mode: judge a recorded HAR 1.2 file (a browser's export, Playwright's recordHar); --base-url, if given, names the API's address in it" }),
+  cli("duration", count("seconds"), { flag: "duration", arg: "SECONDS", help: "with --listen: stop after that many seconds", requires: { flag: "listen", message: "--duration is how long the passive proxy listens: give --listen too" } }),
+  cli("rewriteLinks", switched, { flag: "rewrite-links", help: "with --listen: send the server its own Host (a server behind another name) and rewrite its absolute links in answers to the proxy's address", requires: { flag: "listen", message: "--rewrite-links changes what the passive proxy forwards: give --listen too" } }),
+  cli("allowedHosts", { parse: (texts) => one(texts)!.split(",").map((h) => h.trim()).filter(Boolean) }, { flag: "allowed-hosts", arg: "NAMES", help: "with --listen: Host names the proxy answers besides localhost, *.localhost and IP addresses (comma-separated; `.example.com` for a domain, `*` for any); others get 403 (DNS rebinding)", requires: { flag: "listen", message: "--allowed-hosts names the hosts the passive proxy answers: give --listen too" } }),
   cli("help", switched, { flag: "help", help: "this text" }),
 ];
 
@@ -362,12 +373,16 @@ export function usageOf(program: string): string {
   }
   return [
     `Usage: ${program} [options]`,
+    `       ${program} --listen PORT --base-url URL [options] [-- COMMAND ...]`,
+    `       ${program} --judge-har FILE [options]`,
     "",
     "Runs the conformance suite against a server and prints one row per rule of the",
     "API's requirements (its id and wording): pass, fail (with the request id and the",
     "reason) or n/a.",
     "Without --base-url it starts the simulator and uses its demo keys. Secrets",
     "(keys, cookies, tokens) are written as their variables in every output.",
+    "Passive mode (--listen, --judge-har) judges traffic it did not send (a client's,",
+    "a recorded HAR file) with the same checks, and sends no request of its own.",
     "",
     ...lines,
   ].join("\n");

@@ -18,6 +18,7 @@ import { KeyRefused, NoAnswer, RunStop, ServerGone } from "../target/stops.ts";
 import { Target } from "../target/target.ts";
 import { ruleCoverage, statusCoverage, type Coverage } from "./coverage.ts";
 import { resolve, secretsOf } from "./options.ts";
+import type { PassiveSummary } from "./passive/summary.ts";
 import { planRun } from "./plan.ts";
 import { CheckContext } from "../facts/check.ts";
 
@@ -60,6 +61,8 @@ export interface Report {
   exchanges: MaskedExchange[];
   /** What the generated inputs sent and found (`generate`). */
   generated?: GeneratedReport;
+  /** Passive judging (`--listen`, `--judge-har`): where the traffic came from and what of it was judged. */
+  passive?: PassiveSummary;
 }
 
 export interface RunExtras {

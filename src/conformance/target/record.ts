@@ -13,6 +13,11 @@ export interface SentRequest {
   lines?: [string, string][];
   /** The body as sent: text, bytes, or none. */
   body?: string | Uint8Array;
+  /**
+   * Bytes of the whole body, when `body` holds only its first ones (traffic the suite did
+   * not send, whose bodies it keeps a bounded prefix of): a reproduction then says so.
+   */
+  bodySize?: number;
 }
 
 export interface ExchangeRecord {
@@ -70,6 +75,9 @@ export function curlLine(sent: SentRequest, masker: Masker): string {
   }
   const body = sent.body;
   if (body === undefined) return words.join(" ");
+  if (sent.bodySize !== undefined && sent.bodySize > (typeof body === "string" ? Buffer.byteLength(body) : body.length)) {
+    return `${words.join(" ")} --data-binary @body.bin  # the ${sent.bodySize} bytes sent (only the first ${KEPT_BODY} were kept)`;
+  }
   if (typeof body !== "string") {
     const bytes = printfBytes(body);
     return bytes ? `${bytes} | ${words.join(" ")} --data-binary @-` : `${words.join(" ")} --data-binary @body.bin  # the ${body.length} bytes sent (not shown)`;
@@ -162,7 +170,7 @@ export function maskExchange(r: ExchangeRecord, masker: Masker): MaskedExchange 
       method: r.sent.method,
       url: masker.text(r.sent.url),
       headers: headers(requestHeaders),
-      ...(r.sent.body !== undefined ? { body: kept(r.sent.body, type(requestHeaders), masker) } : {}),
+      ...(r.sent.body !== undefined ? { body: kept(r.sent.body, type(requestHeaders), masker, r.sent.bodySize) } : {}),
     },
     response: { status: r.status, headers: headers(r.headers), body: kept(r.body.text, type(r.headers), masker, r.body.size) },
   };

@@ -17,14 +17,22 @@ export interface Secret {
 /** A text cut into plain parts (credentials already cut) and the given secrets, as their variables. */
 export type Part = { text: string; variable?: undefined } | { text: ""; variable: string };
 
-/** JSON fields and form or query parameters that carry credentials. */
-const CREDENTIAL_FIELDS = ["access_token", "refresh_token", "id_token", "registration_access_token", "code_verifier", "client_assertion", "client_secret", "api_key", "password", "cookie"];
+/**
+ * JSON fields and form or query parameters that carry credentials (`secret` is where the
+ * simulator's control interface shows a key or a session).
+ */
+const CREDENTIAL_FIELDS = ["access_token", "refresh_token", "id_token", "registration_access_token", "code_verifier", "client_assertion", "client_secret", "api_key", "password", "cookie", "secret"];
 /** Only in a form or a query (in JSON, `code` is an error code and `token` a field of its own). */
 const CREDENTIAL_PARAMS = [...CREDENTIAL_FIELDS, "code", "token"];
 // A value already masked (`$HUB_API_KEY`, `${HUB_API_KEY}` in a curl line) is left as it is.
 const CREDENTIAL_FIELD = new RegExp(`("(?:${CREDENTIAL_FIELDS.join("|")})"\\s*:\\s*")(?!\\$)([^"\\s]{0,4})[^"\\s]+("?)`, "g");
 const CREDENTIAL_PARAM = new RegExp(`((?:^|[?&#])(?:${CREDENTIAL_PARAMS.join("|")})=)(?!\\$)([^&#\\s"']{0,4})[^&#\\s"']+`, "g");
-const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "set-cookie"]);
+/** A JSON object of keys by role (a sandbox's `keys` on the simulator's control interface): each value is a credential. */
+const KEYS_OBJECT = /("keys"\s*:\s*\{)([^{}]*)(\})/g;
+const KEYS_VALUE = /("[^"]*"\s*:\s*")(?!\$)([^"\s]{0,4})[^"\s]+(")/g;
+/** A key or session named in a path of the simulator's control interface (`/_sim/keys/{key}/revoke`, `/_sim/sessions/{id}`). */
+const CONTROL_SEGMENT = /(\/_sim\/(?:keys|sessions)\/)(?!\$)([^/?#\s"']{0,4})[^/?#\s"']+/g;
+const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie"]);
 /** The shortest given secret masked (a shorter one would mask ordinary words). */
 const SHORTEST_GIVEN = 4;
 /** The shortest credential learnt from an exchange that is masked. */
@@ -47,9 +55,26 @@ export function cutValue(value: string): string {
   return `${scheme}${secret.slice(0, 4)}…`;
 }
 
-/** Credential fields of JSON and form texts cut to their first four characters. */
+/**
+ * Credentials cut to their first four characters by where they sit, whatever their value:
+ * credential fields of JSON and form texts, a `keys` object's values, and a key or session
+ * in a control path.
+ */
 function cutCredentials(text: string): string {
-  return text.replace(CREDENTIAL_FIELD, (_m, head: string, first: string, tail: string) => `${head}${first}…${tail}`).replace(CREDENTIAL_PARAM, (_m, head: string, first: string) => `${head}${first}…`);
+  return text
+    .replace(CREDENTIAL_FIELD, (_m, head: string, first: string, tail: string) => `${head}${first}…${tail}`)
+    .replace(CREDENTIAL_PARAM, (_m, head: string, first: string) => `${head}${first}…`)
+    .replace(KEYS_OBJECT, (_m, open: string, inside: string, close: string) => `${open}${inside.replace(KEYS_VALUE, (_v, head: string, first: string, tail: string) => `${head}${first}…${tail}`)}${close}`)
+    .replace(CONTROL_SEGMENT, (_m, head: string, first: string) => `${head}${first}…`);
+}
+
+export interface MaskerOptions {
+  /**
+   * Most credentials obtained from traffic remembered by value (the oldest forgotten
+   * beyond it): a run that watches traffic for hours keeps a bounded list, and masks by
+   * where a credential sits the ones it forgot. Default: every one.
+   */
+  remember?: number;
 }
 
 export class Masker {
@@ -57,9 +82,13 @@ export class Masker {
   readonly #given: Secret[];
   /** Credentials the run obtained, longest first. */
   #obtained: string[] = [];
+  /** The same, in the order they were obtained (the oldest is forgotten first). */
+  readonly #order: string[] = [];
   readonly #known = new Set<string>();
+  readonly #remember: number;
 
-  constructor(given: readonly Secret[]) {
+  constructor(given: readonly Secret[], options: MaskerOptions = {}) {
+    this.#remember = options.remember ?? Number.POSITIVE_INFINITY;
     this.#given = given
       .filter((s) => s.value.length >= SHORTEST_GIVEN)
       .flatMap((s) => spellings(s.value).map((value) => ({ value, variable: s.variable })))
@@ -73,7 +102,10 @@ export class Masker {
     const fresh = spellings(value).filter((v) => !this.#known.has(v));
     if (fresh.length === 0) return;
     for (const v of fresh) this.#known.add(v);
-    this.#obtained = [...this.#obtained, ...fresh].sort((a, b) => b.length - a.length);
+    this.#order.push(...fresh);
+    const forgotten = new Set(this.#order.length > this.#remember ? this.#order.splice(0, this.#order.length - this.#remember) : []);
+    for (const v of forgotten) this.#known.delete(v);
+    this.#obtained = [...this.#obtained.filter((v) => !forgotten.has(v)), ...fresh.filter((v) => !forgotten.has(v))].sort((a, b) => b.length - a.length);
   }
 
   /**

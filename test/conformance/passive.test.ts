@@ -1,0 +1,160 @@
+// Passive conformance (issue 25): a client's ordinary traffic through the proxy, and a
+// recorded HAR file, judged with the same answer checks and invariants as an active run,
+// without a request of the suite's own; in front of a correct simulator nothing is found,
+// in front of broken servers their bugs are, and secrets never show.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { judgeHar, renderHar, renderJson, renderTable, startConformanceProxy, type Report } from "../../src/conformance/index.ts";
+import type { RunningSimulator } from "../../src/simulator/index.ts";
+import { HubControl } from "../../src/simulator/msw/control.ts";
+import { DOUBLES } from "./support/doubles.ts";
+import { clientJourney } from "./support/passive-journey.ts";
+import { startProxy } from "./support/proxy.ts";
+import { startSim } from "./support/run.ts";
+
+const KEY = "ghk_demo_full";
+
+/** The journey through a passive proxy in front of `upstream`: the report, and the lines said as findings came. */
+async function judged(upstream: string): Promise<{ report: Report; said: string[]; requests: number }> {
+  const said: string[] = [];
+  const proxy = await startConformanceProxy({ baseUrl: upstream, onFinding: (line) => said.push(line) });
+  const log = await clientJourney({ baseUrl: proxy.url, apiKey: KEY, advance: (s) => HubControl.overHttp(proxy.url).advance(s).then(() => undefined) });
+  return { report: await proxy.stop(), said, requests: log.length };
+}
+
+const failing = (report: Report) => report.rows.filter((r) => r.verdict === "fail").map((r) => r.id);
+
+let sim: RunningSimulator;
+beforeAll(async () => {
+  sim = await startSim();
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+describe("passive proxy in front of the simulator", () => {
+  it("judges a client's traffic (bad requests on purpose included) and finds nothing; it sends nothing of its own", async () => {
+    const { report, said, requests } = await judged(sim.url);
+    expect(requests).toBeGreaterThan(20);
+    expect(failing(report), renderTable(report)).toEqual([]);
+    expect(said).toEqual([]);
+    const passive = report.passive!;
+    expect(passive.source).toBe("proxy");
+    expect(passive.judged.judged).toBeGreaterThan(30);
+    expect(passive.judged.frames).toBeGreaterThan(0);
+    expect(passive.proxy!.streams).toBeGreaterThan(0);
+    expect(passive.proxy!.upstreamErrors).toBe(0);
+    // Every exchange it counts is one the client sent: the judged, the bare, and none besides.
+    expect(passive.proxy!.exchanges).toBe(passive.judged.judged + passive.judged.bare + Object.values(passive.judged.bodyUnknown).reduce((a, b) => a + b, 0));
+    expect(report.requests.total).toBe(passive.proxy!.exchanges);
+    expect(report.summary.pass).toBeGreaterThan(20);
+  });
+
+  it("refuses a Host not of this machine (DNS rebinding) with 403 in the envelope, and forwards nothing", async () => {
+    const proxy = await startConformanceProxy({ baseUrl: sim.url });
+    const { request } = await import("node:http");
+    const url = new URL(proxy.url);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, path: "/v1/me", headers: { host: `attacker.example:${url.port}`, authorization: `Bearer ${KEY}` } }, (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c));
+        res.on("end", () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    const report = await proxy.stop();
+    expect(answer.status).toBe(403);
+    expect(JSON.parse(answer.body).error.code).toBe("origin_mismatch");
+    expect(report.passive!.proxy).toMatchObject({ refusedHosts: 1, exchanges: 0 });
+  });
+});
+
+/** Broken servers whose bug the journey's ordinary traffic shows (each double's title, as doubles.ts names it). */
+const CAUGHT = [
+  "answers 201 to a new submit (replays still 202)",
+  "drops request_id from the error envelope",
+  "answers its own X-Request-Id instead of the caller's",
+  "adds the legacy X-RateLimit-* headers beside the structured pair",
+  "does not count requests down in RateLimit",
+  "marks /v1 reads Cache-Control: public, max-age=60",
+  "sends RateLimit without RateLimit-Policy",
+  "answers 201 to an upload ticket",
+  "adds error.stack with a stack trace to every error",
+];
+
+describe("passive proxy in front of broken servers", () => {
+  const doubles = DOUBLES.filter((d) => CAUGHT.includes(d.title));
+  it("finds each bug from the client's traffic alone, says it as it happens, and masks the client's key everywhere", async () => {
+    expect(doubles.length).toBe(CAUGHT.length);
+    expect(doubles.length).toBeGreaterThan(0);
+    for (const d of doubles) {
+      const broken = await startProxy(sim.url, d.make(sim));
+      try {
+        const { report, said } = await judged(broken.url);
+        const rules = [d.rule, ...(d.also ?? [])];
+        expect(failing(report).some((id) => rules.includes(id)), `${d.title}: ${failing(report).join(" ")}`).toBe(true);
+        expect(said.some((line) => rules.some((id) => line.startsWith(`FAIL ${id} `))), said.join("\n")).toBe(true);
+        // The key sits in every request's Authorization: it is masked by where it sits.
+        for (const text of [renderJson(report), renderTable(report), renderHar(report), ...said]) expect(text).not.toContain(KEY);
+
+        // The HAR of the failing exchanges, judged offline, shows the same bug.
+        const again = judgeHar(renderHar(report));
+        expect(again.passive!.source).toBe("har");
+        expect(again.passive!.har!.exchanges).toBeGreaterThan(0);
+        expect(failing(again).some((id) => rules.includes(id)), `${d.title} (HAR): ${failing(again).join(" ")}`).toBe(true);
+      } finally {
+        await broken.close();
+      }
+    }
+  });
+});
+
+describe("judgeHar", () => {
+  /** A HAR 1.2 log of requests sent straight to the simulator, as a browser exports it. */
+  async function recorded(requests: { path: string; init?: RequestInit }[]): Promise<object> {
+    expect(requests.length).toBeGreaterThan(0);
+    const entries = [];
+    for (const { path, init } of requests) {
+      const started = new Date();
+      const headers: Record<string, string> = { authorization: `Bearer ${KEY}`, ...(init?.headers as Record<string, string>) };
+      const res = await fetch(sim.url + path, { ...init, headers });
+      const text = await res.text();
+      entries.push({
+        startedDateTime: started.toISOString(),
+        time: Date.now() - started.getTime(),
+        request: { method: init?.method ?? "GET", url: sim.url + path, httpVersion: "HTTP/1.1", headers: Object.entries(headers).map(([name, value]) => ({ name, value })), queryString: [], cookies: [], headersSize: -1, bodySize: -1, ...(init?.body ? { postData: { mimeType: headers["content-type"] ?? "application/json", text: String(init.body) } } : {}) },
+        response: { status: res.status, statusText: "", httpVersion: "HTTP/1.1", headers: [...res.headers].map(([name, value]) => ({ name, value })), cookies: [], content: { size: text.length, mimeType: res.headers.get("content-type") ?? "x-unknown", text }, redirectURL: "", headersSize: -1, bodySize: -1 },
+        cache: {},
+        timings: { send: 0, wait: Date.now() - started.getTime(), receive: 0 },
+      });
+    }
+    return { log: { version: "1.2", creator: { name: "test", version: "1" }, entries } };
+  }
+
+  it("judges a recorded HAR of a correct server's traffic (refusals of bad requests included) and finds nothing", async () => {
+    const har = await recorded([{ path: "/v1/me" }, { path: "/v1/models" }, { path: "/v1/generations?limit=1000" }, { path: "/v1/generations?cursor=nonsense" }, { path: "/v1/nothing-here" }, { path: "/v1/me", init: { headers: { authorization: "Bearer ghk_no_such_key" } } }]);
+    const report = judgeHar(har, { baseUrl: sim.url });
+    expect(failing(report), renderTable(report)).toEqual([]);
+    expect(report.passive!.har).toEqual({ entries: 6, exchanges: 6, skipped: {} });
+    expect(report.passive!.judged.judged).toBe(6);
+    expect(report.summary.pass).toBeGreaterThan(3);
+    expect(renderJson(report)).not.toContain(KEY);
+  });
+
+  it("reads what a browser export holds besides: failed entries and WebSockets skipped under their reason, a body not recorded not judged", async () => {
+    const har = (await recorded([{ path: "/v1/me" }])) as { log: { entries: Record<string, any>[] } };
+    const [entry] = har.log.entries;
+    har.log.entries.push({ ...entry, response: { ...entry!.response, status: 0 } }, { ...entry, _resourceType: "websocket" }, { ...entry, response: { ...entry!.response, content: { size: 120, mimeType: "application/json" } } });
+    const report = judgeHar(har);
+    expect(report.passive!.har!.skipped).toEqual({ "no answer (the request failed or was aborted)": 1, "a WebSocket": 1 });
+    expect(report.passive!.judged.bodyUnknown).toEqual({ "not recorded": 1 });
+    expect(failing(report)).toEqual([]);
+  });
+
+  it("refuses what is not a HAR 1.x log with one reason", () => {
+    expect(() => judgeHar("{not json")).toThrow(/not a HAR file: it is not JSON/);
+    expect(() => judgeHar({ entries: [] })).toThrow(/not a HAR file: it has no `log` object/);
+    expect(() => judgeHar({ log: { entries: {} } })).toThrow(/`log.entries` is not a list/);
+    expect(() => judgeHar({ log: { version: "2.0", entries: [] } })).toThrow(/only HAR 1.x is read/);
+  });
+});
