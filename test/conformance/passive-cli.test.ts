@@ -47,6 +47,15 @@ describe("generation-hub conformance --listen", () => {
     expect(run.stdout + run.stderr).not.toContain(KEY);
   });
 
+  it("names the command by its program only: an argument may carry a secret the proxy cannot know", async () => {
+    const secret = "s3cr3t-token-given-as-an-argument";
+    const run = await cli(["--listen", "0", "--base-url", sim.url, "--json", ...client, secret], { APP_KEY: KEY });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/ended with exit status 0/);
+    expect(JSON.parse(run.stdout).passive.command.line).toBe(`${process.execPath} ...`);
+    expect(run.stdout + run.stderr).not.toContain(secret);
+  });
+
   it("exits non-zero when the command fails, or when the traffic shows a finding (said as it happens)", async () => {
     const failed = await cli(["--listen", "0", "--base-url", sim.url, ...client], { APP_KEY: KEY, EXIT: "3" });
     expect(failed.code, failed.stderr).toBe(1);

@@ -91,7 +91,8 @@ export async function runPassive(request: CliRequest, command: string[], log: (l
       stops.push(() => clearTimeout(timer));
     }
     if (command.length > 0) {
-      const line = command.join(" ");
+      // The program's name only: its arguments may carry a secret (a key in a header, a token in a URL).
+      const line = `${command[0]!}${command.length > 1 ? " ..." : ""}`;
       log(`running ${line} with HUB_BASE_URL=${proxy.url}`);
       const child = spawn(command[0]!, command.slice(1), { stdio: ["inherit", 2, "inherit"], env: { ...process.env, HUB_BASE_URL: proxy.url } });
       child.on("error", (error) => resolve({ command: { line, exitCode: 127, signal: (error as NodeJS.ErrnoException).code ?? error.message } }));
