@@ -73,7 +73,7 @@ export async function startPassiveProxy(options: PassiveProxyOptions): Promise<R
       forward(req, res, { up, options, names, counts, allows });
     } catch (error) {
       // Nothing a client sends may stop the proxy.
-      fail(res, 502, "service_unavailable", `the conformance proxy could not forward the request: ${error instanceof Error ? error.message : String(error)}`);
+      fail(res, 500, "internal_error", `the conformance proxy could not forward the request: ${error instanceof Error ? error.message : String(error)}`);
     }
   });
   server.on("clientError", (_error, socket) => socket.destroy());
