@@ -30,6 +30,9 @@
 //    per test (POST then DELETE /_sim/sandboxes); and the same load as in 2 on one simulator
 //    sent to its default hub, and spread over 8 sandboxes (each request a sandbox's own key,
 //    in turn), interleaved: requests/s and server CPU per request.
+// 6. Where the time goes (BENCH_ONLY=profile, not part of a full run): the simulator under
+//    each load scenario of 2, one launch each with V8's sampling profiler (`--cpu-prof`);
+//    the samples summed by the part of the code they fall in, per request.
 // Targets (issue 3): >= 10x Prism's throughput, >= 40% of the bare server's, p99 <= 5 ms
 // at 16 connections, first answer within 1 s, event delivery p99 <= 50 ms; (issue 21) the
 // journal costs <= 5% of the throughput, page open or not; (issue 26) a sandbox made in
@@ -108,9 +111,9 @@ async function launch(name: string, command: string, args: string[], port: numbe
   return { name, base, child, firstAnswerMs: performance.now() - start };
 }
 
-async function simulator(extra: string[] = [], name = "simulator"): Promise<Launched> {
+async function simulator(extra: string[] = [], name = "simulator", nodeFlags: string[] = []): Promise<Launched> {
   const port = await freePort();
-  const launched = await launch(name, process.execPath, ["--import", "tsx", "src/simulator/main.ts", "--port", String(port), "--no-demo-data",
+  const launched = await launch(name, process.execPath, [...nodeFlags, "--import", "tsx", "src/simulator/main.ts", "--port", String(port), "--no-demo-data",
     "--key-quota", UNLIMITED, "--account-quota", UNLIMITED, "--submit-quota", UNLIMITED, "--concurrency", UNLIMITED, ...extra], port);
   // Enough credits for every submit of the run (the control interface, outside /v1).
   for (const account of ["acc_demo", "acc_other"]) {
@@ -551,10 +554,91 @@ async function sandboxCosts(): Promise<{ create: number[]; idleBytes: number; us
   return { create, idleBytes, usedBytes, leftBytes, httpMs };
 }
 
+/** A `.cpuprofile` (V8's sampling profiler, Node's `--cpu-prof`): the call tree and its samples. */
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string } }[];
+  /** Microseconds on the machine's monotonic clock (what `process.hrtime` reads in any process). */
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/**
+ * The part of the code a sampled frame is in, for "where the time goes": the simulator's
+ * own code by folder (its HTTP adapter, the request pipeline, the handlers, the domain and
+ * state), the request schemas' compiled validators (Ajv's generated functions carry no
+ * file), Node's HTTP and streams, the garbage collector, and V8's own work.
+ */
+function partOf(frame: { functionName: string; url: string }): string {
+  const { functionName: fn, url } = frame;
+  if (fn === "(garbage collector)") return "garbage collection";
+  if (fn === "(program)") return "V8 and native code outside JavaScript (parsing, compiling, the event loop)";
+  if (url === "" && /^write(v|Buffer|Utf8String|Latin1String)$/.test(fn)) return "socket writes (the system call; a bare server pays it too)";
+  const own = /\/src\/simulator\/([^/]+)(?:\/([^/]+))?/.exec(url);
+  if (own) return own[2] ? `simulator: ${own[1]}/` : `simulator: ${own[1]}`;
+  if (/\/src\/contract\//.test(url)) return "contract (schemas, validators' set-up)";
+  if (url === "" && /^validate\d*$/.test(fn)) return "request validation (compiled JSON Schema)";
+  if (/^node:(internal\/)?(_?http|https|net|stream|internal\/streams|internal\/http)/.test(url) || /^node:_http/.test(url)) return "Node's HTTP, net and streams";
+  if (url.startsWith("node:")) return "Node, other";
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (pkg) return `package: ${pkg[1]}`;
+  return "V8 built-ins (regular expressions, text decoding, property set-up)";
+}
+
+/**
+ * Each part's share of the samples taken within [from, to] (microseconds on the monotonic
+ * clock: the measured load, not the launch nor the warm-up), idle left out, per request.
+ */
+function timeByPart(p: CpuProfile, requests: number, from: number, to: number): { part: string; us: number }[] {
+  const byId = new Map(p.nodes.map((n) => [n.id, n]));
+  const sums = new Map<string, number>();
+  let at = p.startTime;
+  for (let i = 0; i < p.samples.length; i++) {
+    at += p.timeDeltas[i] ?? 0;
+    const node = byId.get(p.samples[i]!)!;
+    if (at < from || at > to || node.callFrame.functionName === "(idle)") continue;
+    const part = partOf(node.callFrame);
+    sums.set(part, (sums.get(part) ?? 0) + (p.timeDeltas[i] ?? 0));
+  }
+  return [...sums].map(([part, us]) => ({ part, us: us / requests })).sort((a, b) => b.us - a.us);
+}
+
+/** BENCH_ONLY=profile: one profiled launch per scenario, the load as in the rounds, the time by part. */
+async function profile(): Promise<void> {
+  const { mkdtempSync, readdirSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  for (const [scenario, options] of Object.entries({ ...scenarios, ...refusals })) {
+    const dir = mkdtempSync(join(tmpdir(), "hub-profile-"));
+    const server = await simulator([], "simulator (profiled)", ["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+    const now = () => Number(process.hrtime.bigint() / 1000n);
+    let requests = 0;
+    let from = 0;
+    let to = 0;
+    try {
+      await autocannon({ ...options(server.base), duration: 1 }); // warm-up, outside the window
+      from = now();
+      requests = (await autocannon(options(server.base))).requests.total;
+      to = now();
+    } finally {
+      await stop(server);
+    }
+    const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+    if (!file) throw new Error(`no profile written in ${dir}`);
+    const parts = timeByPart(JSON.parse(readFileSync(join(dir, file), "utf8")) as CpuProfile, requests, from, to);
+    rmSync(dir, { recursive: true, force: true });
+    const total = parts.reduce((n, p) => n + p.us, 0);
+    console.log(`\nWhere the time goes: ${scenario}, ${fmt(requests)} requests in ${SECONDS} s under the profiler (load ${loadavg()[0]!.toFixed(2)}), ${fmt(total, 1)} us of sampled CPU per request`);
+    console.log("| Part | us/request | share |");
+    console.log("|---|---:|---:|");
+    for (const p of parts) if (p.us / total >= 0.01) console.log(`| ${p.part} | ${fmt(p.us, 1)} | ${fmt((100 * p.us) / total)}% |`);
+  }
+}
+
 const fmt = (n: number, d = 0) => n.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
 
 async function main() {
-  // BENCH_ONLY=first|throughput|events|journal|sandboxes runs one part.
+  // BENCH_ONLY=first|throughput|events|journal|sandboxes runs one part; BENCH_ONLY=profile profiles.
   const only = process.env.BENCH_ONLY;
   console.log(`Simulator benchmark, Node ${process.version}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? "unknown"}), ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s per server and scenario (medians)`);
   console.log(`Load average before the run: ${loadavg().map((l) => l.toFixed(2)).join(", ")} (other work on the machine skews every figure)`);
@@ -581,6 +665,7 @@ async function main() {
       console.log(`| ${scenario} | ${fmt(floor.rps / of("prism mock").rps, 1)}x | ${fmt((100 * floor.rps) / of("bare node:http").rps)}% | ${fmt(floor.p99, 1)} | ${fmt(floor.cpu)} | ${fmt(of("simulator").cpu - floor.cpu)} |`);
     }
   }
+  if (only === "profile") await profile();
   if (!only || only === "journal") {
     const { rows, frames } = await journalCost();
     console.log("\nThe request journal's cost (target: <= 5% of the throughput with it off)");
