@@ -76,6 +76,36 @@ describe("the invariants over the whole trace", () => {
     expect(w.findings().map((f) => (f.held ? "held" : f.message))).toEqual([expect.stringMatching(/came before that id/), "the stream sent the frame id c3 twice"]);
   });
 
+  it("W-8 GEN-9 EVT-4: a generation shown to two accounts (by their whoami) is a finding; to two credentials of one account, or to one that never asked whoami, it is not", () => {
+    const how = { rule: "W-8", bare: false, elapsedSeconds: 0 };
+    const w = invariant("a generation shows only to its own account").watch();
+    const page = (label: string) => answer("GET", "/v1/generations?limit=5", { data: [{ id: "gen_a", type: "video", status: "RUNNING" }], next_cursor: null }, label);
+    w.exchange(answer("GET", "/v1/whoami", { user_id: "acc_a" }, "main"), how);
+    w.exchange(answer("GET", "/v1/whoami", { user_id: "acc_a" }, "second key"), how);
+    w.exchange(page("main"), how);
+    w.exchange(page("second key"), how);
+    w.exchange(page("never asked"), how);
+    expect(w.findings()).toEqual([{ rule: "W-8", held: true }]);
+    // The other account's stream: its whoami comes after the frame (judged at the end).
+    const stream = answer("GET", "/v1/events", {}, "other");
+    w.frame!({ event: "generation.status_changed", id: "c1", data: { id: "gen_a", type: "video", status: "DONE" }, raw: "" }, stream);
+    w.exchange(answer("GET", "/v1/whoami", { user_id: "acc_b" }, "other"), how);
+    const found = w.findings();
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ rule: "EVT-4", held: false, message: expect.stringMatching(/gen_a was shown to account acc_a .* and to account acc_b \(GET \/v1\/events -> 200\)/) });
+    expect(found[0]!.cite?.steps?.map((s) => s.step)).toEqual(["shown to acc_a", "shown to acc_b"]);
+  });
+
+  it("GEN-1 EVT-1: a generation read with another type elsewhere, or in a frame, is a finding", () => {
+    const how = { rule: "GEN-1", bare: false, elapsedSeconds: 0 };
+    const w = invariant("a generation keeps its type wherever it is read").watch();
+    w.exchange(answer("POST", "/v1/generations", { id: "gen_a", type: "image", status: "QUEUED" }), how);
+    w.exchange(answer("GET", "/v1/generations/gen_a", { id: "gen_a", type: "image", status: "DONE" }), how);
+    expect(w.findings()).toEqual([{ rule: "GEN-1", held: true }]);
+    w.frame!({ event: "generation.status_changed", id: "c1", data: { id: "gen_a", type: "video", status: "DONE" }, raw: "" }, answer("GET", "/v1/events", {}));
+    expect(w.findings().map((f) => [f.rule, f.held ? "held" : f.message])).toEqual([["EVT-1", expect.stringMatching(/gen_a was read as type image \(POST \/v1\/generations -> 200\), then as video \(a frame \(id c1\) of GET \/v1\/events -> 200\)/)]]);
+  });
+
   for (const d of INVARIANT_DOUBLES) {
     // Concurrent: each has a simulator of its own, and the file stays quick.
     it.concurrent(`${d.rule}: the default run fails a server that ${d.title}, by the invariant "${d.invariant}"`, { timeout: 90_000 }, async () => {

@@ -58,8 +58,43 @@ function fixedGeneratedId(): Rewrite {
   };
 }
 
+/**
+ * In the main account's list, one of its own generations (the demo's oldest) is shown as
+ * the second account's newest, on every page and wherever it falls (a list query joined to
+ * the wrong row): every page still holds as many records, in the same order. Reads by id
+ * still answer 404 across accounts: only the list gives the generation away.
+ */
+function listLeaksAcrossAccounts(): Rewrite {
+  const replaced = "gen_01JD8X9R3N7PQ2T4V6W8Y1Z3CD";
+  let otherNewest: string | undefined;
+  return {
+    answer(req, a) {
+      if (req.method !== "GET" || pathOnly(req) !== "/v1/generations" || a.status !== 200) return a;
+      const key = String(req.headers.authorization ?? "");
+      if (key === "Bearer ghk_demo_other") {
+        otherNewest ??= (JSON.parse(a.body) as { data?: { id?: string }[] }).data?.[0]?.id;
+        return a;
+      }
+      if (key !== "Bearer ghk_demo_full" || otherNewest === undefined) return a;
+      return editJson(a, (body) => ({ ...body, data: Array.isArray(body.data) ? body.data.map((g: any) => (g?.id === replaced ? { ...g, id: otherNewest } : g)) : body.data }));
+    },
+  };
+}
+
+/** The batch status read says `video` for every generation, whatever its type (a field filled from a default). */
+function batchSaysVideo(): Rewrite {
+  return {
+    answer(req, a) {
+      if (req.method !== "POST" || pathOnly(req) !== "/v1/generations/status" || a.status !== 200) return a;
+      return editJson(a, (body) => ({ ...body, data: Array.isArray(body.data) ? body.data.map((g: any) => (g && typeof g === "object" ? { ...g, type: "video" } : g)) : body.data }));
+    },
+  };
+}
+
 export const INVARIANT_DOUBLES: InvariantDouble[] = [
   { rule: "EP-2", invariant: "a request id names one request", area: "headers", found: "default", probesMiss: true, says: /two requests got the same X-Request-Id req_generated/, title: "generates the same X-Request-Id for every request sent without one", make: () => fixedGeneratedId() },
   { rule: "ST-5", invariant: "DONE is final, wherever a generation is read", area: "stateful", found: "default", probesMiss: true, says: /was read DONE, then RUNNING .*DONE is final/, title: "lists a DONE generation as RUNNING again", make: () => listRegresses() },
+  { rule: "W-8", invariant: "a generation shows only to its own account", area: "accounts", found: "default", probesMiss: true, says: /was shown to account acc_other .* and to account acc_demo .*: a generation shows only to its own account/, title: "shows the second account's newest generation in the main account's list, in place of one of its own", make: () => listLeaksAcrossAccounts() },
+  { rule: "GEN-1", invariant: "a generation keeps its type wherever it is read", area: "stateful", found: "default", probesMiss: true, says: /was read as type \S+ \(.*\), then as video \(POST \/v1\/generations\/status/, title: "says video for every generation in the batch status read", make: () => batchSaysVideo() },
   { rule: "EVT-9", invariant: "no event stream repeats a frame, across resumes", area: "events", found: "default", probesMiss: false, says: /the stream sent the frame id \S+ twice/, title: "sends each DONE change twice, with the same id, in every live stream once a stream was resumed", make: () => doneTwiceAfterResume() },
 ];

@@ -6,25 +6,15 @@
 // order of its frames (a stream's reader may lag behind the answers read beside it, and a
 // resumed stream replays older changes).
 import type { Exchange } from "../../target/exchange.ts";
-import { succeeded } from "../../target/exchange.ts";
 import type { Frame } from "../../target/stream.ts";
 import { broke, held } from "../answer-checks/check.ts";
 import { citedLater, type Invariant, type InvariantFinding, type InvariantWatch } from "./invariant.ts";
+import { generationRecordsOf } from "./records.ts";
 import { Remembered } from "./remembered.ts";
 
 const RULE = "ST-5";
 /** Generations remembered as DONE (the oldest forgotten beyond it: the watch's memory is bounded). */
 export const DONE_REMEMBERED = 100_000;
-/** The routes that answer generation records: the list, the batch status read, one generation. */
-const RECORD_ROUTE = /^\/v1\/generations(?:\/status|\/[^/?]+)?(?:\?|$)/;
-
-/** The generation records of an answer (a record, or a page's `data`), each with an id and a status. */
-function recordsOf(ex: Exchange): { id: string; status: string }[] {
-  if (!succeeded(ex) || !RECORD_ROUTE.test(ex.path) || ex.json === null || typeof ex.json !== "object") return [];
-  const list: unknown[] = Array.isArray(ex.json.data) ? ex.json.data : [ex.json];
-  return list.filter((r): r is { id: string; status: string } => typeof (r as any)?.id === "string" && typeof (r as any)?.status === "string");
-}
-
 function watch(): InvariantWatch {
   /** Generations an answer showed DONE, with the answer that showed it. */
   const done = new Remembered<Exchange["cite"]>(DONE_REMEMBERED);
@@ -34,7 +24,7 @@ function watch(): InvariantWatch {
   let judged = 0;
   return {
     exchange(ex) {
-      for (const r of recordsOf(ex)) {
+      for (const r of generationRecordsOf(ex)) {
         judged++;
         const first = done.get(r.id);
         if (r.status === "DONE") {

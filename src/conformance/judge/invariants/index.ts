@@ -8,10 +8,12 @@
 // records its findings like the answer checks'. One file each; add it here.
 import { doneIsFinal } from "./done-is-final.ts";
 import { eventIds } from "./event-ids.ts";
+import { generationType } from "./generation-type.ts";
 import type { Invariant } from "./invariant.ts";
+import { ownGenerations } from "./own-generations.ts";
 import { requestIds } from "./request-ids.ts";
 
 export type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
 
 /** Every invariant, in one registry (the answer checks' is ANSWER_CHECKS). */
-export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds];
+export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds, ownGenerations, generationType];

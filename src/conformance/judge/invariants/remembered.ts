@@ -10,4 +10,7 @@ export class Remembered<V> {
     if (!this.#map.has(key) && this.#map.size >= this.limit) this.#map.delete(this.#map.keys().next().value!);
     this.#map.set(key, value);
   }
+  entries(): IterableIterator<[string, V]> {
+    return this.#map.entries();
+  }
 }
