@@ -106,6 +106,26 @@ describe("the invariants over the whole trace", () => {
     expect(w.findings().map((f) => [f.rule, f.held ? "held" : f.message])).toEqual([["EVT-1", expect.stringMatching(/gen_a was read as type image \(POST \/v1\/generations -> 200\), then as video \(a frame \(id c1\) of GET \/v1\/events -> 200\)/)]]);
   });
 
+  it("PRICE-1: a debit above the estimate of the same body (the prompt aside, the same credential) is a finding; a body never estimated is not judged", () => {
+    const how = { rule: "PRICE-1", bare: false, elapsedSeconds: 0 };
+    const w = invariant("no charge exceeds the estimate of its body").watch();
+    const sent = (method: string, path: string, body: unknown, json: unknown, label = "main") => {
+      const ex = answer(method, path, json, label);
+      ex.record.sent.body = JSON.stringify(body);
+      return ex;
+    };
+    const ledger = (rows: unknown[]) => answer("GET", "/v1/billing/transactions?limit=5", { data: rows, next_cursor: null });
+    w.exchange(sent("POST", "/v1/pricing/estimate", { type: "video", model: "m", prompt: "a", duration: 5 }, { price_cc: 500 }), how);
+    w.exchange(sent("POST", "/v1/generations", { duration: 5, model: "m", type: "video", prompt: "b" }, { id: "gen_a", status: "QUEUED" }), how);
+    w.exchange(sent("POST", "/v1/generations", { type: "video", model: "m", prompt: "c", duration: 10 }, { id: "gen_b", status: "QUEUED" }), how);
+    w.exchange(sent("POST", "/v1/generations", { type: "video", model: "m", prompt: "d", duration: 5 }, { id: "gen_c", status: "QUEUED" }, "another key"), how);
+    w.exchange(ledger([{ amount_cc: -500, generation_id: "gen_a" }, { amount_cc: -900, generation_id: "gen_b" }, { amount_cc: -900, generation_id: "gen_c" }]), how);
+    expect(w.findings()).toEqual([{ rule: "PRICE-1", held: true }]);
+    w.exchange(sent("POST", "/v1/generations", { type: "video", model: "m", prompt: "e", duration: 5 }, { id: "gen_d", status: "QUEUED" }), how);
+    w.exchange(ledger([{ amount_cc: 100, generation_id: "gen_d" }, { amount_cc: -300, generation_id: "gen_d" }, { amount_cc: -201, generation_id: "gen_d" }]), how);
+    expect(w.findings().map((f) => (f.held ? "held" : f.message))).toEqual(["generation gen_d was charged 501 cc (its debit rows in the ledger); the estimate of its body said 500 cc, a ceiling"]);
+  });
+
   for (const d of INVARIANT_DOUBLES) {
     // Concurrent: each has a simulator of its own, and the file stays quick.
     it.concurrent(`${d.rule}: the default run fails a server that ${d.title}, by the invariant "${d.invariant}"`, { timeout: 90_000 }, async () => {

@@ -91,10 +91,40 @@ function batchSaysVideo(): Rewrite {
   };
 }
 
+/**
+ * Every generation of a priced body after the run's first is charged 1 cc more than the
+ * estimate of its body said (its debit row in the ledger, from the start: a surcharge the
+ * estimate does not know). The first charge, and every balance, are right.
+ */
+function laterChargesAboveEstimate(): Rewrite {
+  const prices = new Map<string, number>();
+  const withoutPrompt = (body: Buffer) => {
+    const { prompt: _prompt, ...rest } = JSON.parse(body.toString() || "{}");
+    return JSON.stringify(rest, Object.keys(rest).sort());
+  };
+  /** Generations of the main account whose body was priced, in order, each with its price. */
+  const priced = new Map<string, number>();
+  return {
+    answer(req, a) {
+      const path = pathOnly(req);
+      if (req.method === "POST" && path === "/v1/pricing/estimate" && a.status === 200) prices.set(withoutPrompt(req.body), JSON.parse(a.body).price_cc);
+      else if (req.method === "POST" && path === "/v1/generations" && a.status === 202 && req.headers.authorization === "Bearer ghk_demo_full") {
+        const price = prices.get(withoutPrompt(req.body));
+        if (price !== undefined) priced.set(JSON.parse(a.body).id, price);
+      } else if (req.method === "GET" && path === "/v1/billing/transactions" && a.status === 200) {
+        const later = new Map([...priced].slice(1));
+        return editJson(a, (body) => ({ ...body, data: body.data.map((r: any) => (later.has(r?.generation_id) && r.amount_cc < 0 ? { ...r, amount_cc: -(later.get(r.generation_id)! + 1) } : r)) }));
+      }
+      return a;
+    },
+  };
+}
+
 export const INVARIANT_DOUBLES: InvariantDouble[] = [
   { rule: "EP-2", invariant: "a request id names one request", area: "headers", found: "default", probesMiss: true, says: /two requests got the same X-Request-Id req_generated/, title: "generates the same X-Request-Id for every request sent without one", make: () => fixedGeneratedId() },
   { rule: "ST-5", invariant: "DONE is final, wherever a generation is read", area: "stateful", found: "default", probesMiss: true, says: /was read DONE, then RUNNING .*DONE is final/, title: "lists a DONE generation as RUNNING again", make: () => listRegresses() },
   { rule: "W-8", invariant: "a generation shows only to its own account", area: "accounts", found: "default", probesMiss: true, says: /was shown to account acc_other .* and to account acc_demo .*: a generation shows only to its own account/, title: "shows the second account's newest generation in the main account's list, in place of one of its own", make: () => listLeaksAcrossAccounts() },
   { rule: "GEN-1", invariant: "a generation keeps its type wherever it is read", area: "stateful", found: "default", probesMiss: true, says: /was read as type \S+ \(.*\), then as video \(POST \/v1\/generations\/status/, title: "says video for every generation in the batch status read", make: () => batchSaysVideo() },
+  { rule: "PRICE-1", invariant: "no charge exceeds the estimate of its body", area: "money", found: "default", probesMiss: true, says: /was charged \d+ cc \(its debit rows in the ledger\); the estimate of its body said \d+ cc, a ceiling/, title: "charges every generation after the run's first 1 cc above the estimate of its body", make: () => laterChargesAboveEstimate() },
   { rule: "EVT-9", invariant: "no event stream repeats a frame, across resumes", area: "events", found: "default", probesMiss: false, says: /the stream sent the frame id \S+ twice/, title: "sends each DONE change twice, with the same id, in every live stream once a stream was resumed", make: () => doneTwiceAfterResume() },
 ];
