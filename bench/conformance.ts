@@ -10,7 +10,7 @@
 //    `--generate=100` (reference: at most 60 s), each against a fresh simulator. Both must
 //    fail no rule.
 // 2. The same two runs against every deliberately broken server of
-//    test/conformance/support/doubles.ts (the simulator behind a proxy with one injected
+//    test/conformance/support/doubles.ts and doubles-invariants.ts (the simulator behind a proxy with one injected
 //    contract bug, naming the seed rule it breaks), in process: a double is found when its
 //    rule fails; the rules that failed are listed.
 // 3. The trace's memory (TRACE=N, e.g. TRACE=1000; run with `node --expose-gc`, as
@@ -30,9 +30,13 @@ import { INVARIANTS } from "../src/conformance/judge/invariants/index.ts";
 import { sinks } from "../src/conformance/target/sink.ts";
 import { OPEN_WINDOWS } from "../src/conformance/run/simulator.ts";
 import { benchPassive } from "./passive.ts";
-import { DOUBLES, type Double } from "../test/conformance/support/doubles.ts";
+import { DOUBLES as PROBED, type Double } from "../test/conformance/support/doubles.ts";
+import { INVARIANT_DOUBLES } from "../test/conformance/support/doubles-invariants.ts";
 import { startProxy } from "../test/conformance/support/proxy.ts";
 import { failing, runFull, startSim } from "../test/conformance/support/run.ts";
+
+/** Every broken server of the tests: those the probes were written for, then those only an invariant catches. */
+const DOUBLES: Double[] = [...PROBED, ...INVARIANT_DOUBLES];
 
 const PER_OPERATION = Number(process.env.PER_OPERATION ?? 100);
 const SEED = Number(process.env.SEED ?? 7);
