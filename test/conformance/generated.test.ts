@@ -9,7 +9,7 @@ import { runConformance, type ConformanceOptions, type Report } from "../../src/
 import { casesFor } from "../../src/conformance/kit/generate/cases.ts";
 import { planFor, type Known, type Plan } from "../../src/conformance/kit/generate/plans.ts";
 import { fieldsOf, propertiesOf, valueAt, view } from "../../src/conformance/kit/generate/schema.ts";
-import { bound, validateChosen } from "../../src/contract/index.ts";
+import { bound, matchOperation, validateChosen } from "../../src/contract/index.ts";
 import { clampsKnowledgeLimit, coercesTypes, crashesOnUnknownField, hangsOnUnknownField, ignoresContentType } from "./support/faults.ts";
 import { startProxy, type Rewrite } from "./support/proxy.ts";
 import { explain, failing, OPEN, runFull, SIMULATOR_FINDINGS, startSim, withSim } from "./support/run.ts";
@@ -125,23 +125,37 @@ describe("generated inputs against the clean simulator", () => {
       for (const x of g.sequences) expect([x.name, x.findings, x.requests > 0]).toEqual([x.name, 0, true]);
     });
   });
+});
 
-  it("sends no generated write without --allow-writes and no generated submit without --allow-spend", async () => {
-    await withSim(OPEN, async (sim) => {
-      const count = async (path: string) => ((await (await fetch(`${sim.url}${path}`, { headers: { authorization: "Bearer ghk_demo_full" } })).json()) as { data: unknown[] }).data.length;
-      const before = [await count("/v1/generations?limit=100"), await count("/v1/library/folders")];
-      const report = await runConformance({ baseUrl: sim.url, apiKey: "ghk_demo_full", generate: { perOperation: 10, seed: 1 } });
-      const skipped = Object.fromEntries(report.generated!.skipped.map((s) => [s.operationId, s.reason]));
-      expect(skipped.submitGeneration).toMatch(/needs --allow-spend/);
-      expect(skipped.createLibraryFolder).toMatch(/needs --allow-writes/);
-      expect(skipped.sendSupportMessage).toMatch(/needs --allow-writes/);
-      // Only requests that can change nothing reached the write routes: without a credential
-      // (401) and with a body that is not JSON (400); none was served.
-      const credentialed = Object.fromEntries(report.coverage.statuses.operations.map((o) => [o.operationId, Object.entries({ ...o.declared, ...o.undeclared }).filter(([k]) => k !== "401" && k !== "400").reduce((n, [, v]) => n + v, 0)]));
-      for (const op of ["submitGeneration", "createLibraryFolder", "changeLibraryFolder", "deleteLibraryFolder", "moveLibraryItems", "createUpload", "sendSupportMessage", "reportGeneration"]) expect(credentialed[op], op).toBe(0);
-      expect([await count("/v1/generations?limit=100"), await count("/v1/library/folders")]).toEqual(before);
-      expect(report.generated!.operations.find((o) => o.operationId === "estimatePrice")!.cases).toBe(10);
+describe("generated inputs without --allow-writes and --allow-spend", () => {
+  const WRITES = ["submitGeneration", "reportGeneration", "createLibraryFolder", "changeLibraryFolder", "deleteLibraryFolder", "moveLibraryItems", "createUpload", "sendSupportMessage", "readSupportThread"];
+
+  it("SUB-6 LIB-3 SUP-3 UPL-2: sends no generated input to a write, valid or invalid, and says which flag it needs", async () => {
+    const sim = await startSim(OPEN);
+    // What reached a gated route with a credential: a generated input would.
+    const reached: string[] = [];
+    const proxy = await startProxy(sim.url, {
+      request(req) {
+        const op = matchOperation(req.method, req.path.split("?")[0]!)?.operation.operationId;
+        if (op && WRITES.includes(op) && req.headers.authorization) reached.push(`${req.method} ${req.path} ${req.body.toString("utf8").slice(0, 80)}`);
+        return req;
+      },
     });
+    try {
+      const report = await runConformance({ baseUrl: proxy.url, apiKey: "ghk_demo_full", only: ["SUB-6", "SUB-0", "REP-2", "LIB-3", "LIB-4", "LIB-5", "LIB-6", "UPL-2", "SUP-2", "SUP-3", "PRICE-7"], generate: { perOperation: 10, seed: 1 } });
+      expect(reached).toEqual([]);
+      const g = report.generated!;
+      expect(g.operations.map((o) => [o.operationId, o.cases])).toEqual([["estimatePrice", 10]]);
+      const skipped = Object.fromEntries(g.skipped.map((x) => [x.operationId, x.reason]));
+      // The flag first, also where the plan needs what the flag would have made (a generation to report on, a folder to change).
+      for (const op of WRITES) expect(skipped[op], op).toMatch(op === "submitGeneration" || op === "reportGeneration" ? /^needs --allow-spend \(.*an invalid one too where the server wrongly accepts it\)$/ : /^needs --allow-writes \(.*an invalid one too where the server wrongly accepts it\)$/);
+      // The rules' rows say it too, as for every request a flag holds back.
+      expect(report.rows.find((r) => r.id === "SUB-6")!.reason).toMatch(/generated inputs of submitGeneration not sent, valid or invalid: needs --allow-spend/);
+      expect(report.rows.find((r) => r.id === "LIB-3")!.reason).toMatch(/generated inputs of createLibraryFolder not sent, valid or invalid: needs --allow-writes/);
+    } finally {
+      await proxy.close();
+      await sim.close();
+    }
   });
 });
 
