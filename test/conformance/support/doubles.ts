@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { schemaValidator, toDetails } from "../../../src/contract/index.ts";
 import type { RunningSimulator } from "../../../src/simulator/index.ts";
-import { clampsKnowledgeLimit, crashesOnUnknownField, jsonBody, ignoresContentType, missingRoutes, neverLocalised, stackTraces } from "./faults.ts";
+import { clampsKnowledgeLimit, coercesTypes, crashesOnNullBody, crashesOnUnknownField, internalError, jsonBody, ignoresContentType, missingRoutes, neverLocalised, nullAsAbsent, stackTraces, takesOtherVariantsFields } from "./faults.ts";
 import { bodyRewrite, editJson, framesKept, pathOnly, queryRewrite, statusRewrite, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 import { ROUTE_DOUBLES } from "./doubles-routes.ts";
 import { SEQUENCE_DOUBLES } from "./doubles-sequences.ts";
@@ -636,7 +636,7 @@ export const DOUBLES: Double[] = [
         answer(req, a) {
           const body = req.method === "POST" && pathOnly(req) === "/v1/generations/status" ? jsonBody(req) : undefined;
           if (body === undefined || valid(body) || !toDetails(valid.errors).some((d) => d.reason === "wrong_type")) return a;
-          return editJson({ ...a, status: 500 }, (b) => ({ error: { code: "internal_error", message: "Unexpected server error.", user_message: "Unexpected server error.", request_id: b?.error?.request_id } }));
+          return internalError(req, a);
         },
       };
     },
@@ -648,6 +648,40 @@ export const DOUBLES: Double[] = [
     operations: ["createLibraryFolder"],
     title: "a folder create takes an unknown field (drops it instead of refusing it)",
     make: () => bodyRewrite("POST", "/v1/library/folders", (body) => (body && typeof body === "object" && !Array.isArray(body) ? ("name" in body ? { name: body.name } : {}) : undefined)),
+  },
+  // Negative inputs: each other JSON type, null, a value a lenient parser coerces, a
+  // field of another variant, a body of another JSON type.
+  {
+    rule: "PRICE-7",
+    area: "generated inputs",
+    found: "generate",
+    operations: ["estimatePrice"],
+    title: "the price estimate converts a value of the wrong type before it validates (\"2\" taken for 2, \"true\" for true, [\"a\"] for \"a\")",
+    make: () => coercesTypes(),
+  },
+  {
+    rule: "PRICE-7",
+    area: "generated inputs",
+    found: "generate",
+    operations: ["estimatePrice"],
+    title: "the price estimate drops a field of another submit variant instead of refusing it (one model of every variant's fields)",
+    make: () => takesOtherVariantsFields(),
+  },
+  {
+    rule: "SUP-3",
+    area: "generated inputs",
+    found: "generate",
+    operations: ["sendSupportMessage"],
+    title: "a support message takes null for a field left out",
+    make: () => nullAsAbsent("/v1/support/messages"),
+  },
+  {
+    rule: "LIB-6",
+    area: "generated inputs",
+    found: "generate",
+    operations: ["moveLibraryItems"],
+    title: "a library move crashes (500) on a body that is JSON null",
+    make: () => crashesOnNullBody("/v1/library/move"),
   },
   // ---- Stateful bugs ---------------------------------------------------------------------
   {

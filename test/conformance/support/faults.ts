@@ -2,9 +2,11 @@
 // rule-by-rule doubles of doubles.ts do not cover: routes a small server never mounted,
 // answered the way express does; a server that never localises; a server that puts a
 // stack trace beside the envelope's fields; and faults only generated inputs find (a
-// bound not checked, a crash or a hang on an unknown field, a Content-Type not read).
-import { validateChosen } from "../../../src/contract/index.ts";
-import { editJson, pathOnly, queryRewrite, type ProxiedAnswer, type ProxiedRequest, type Rewrite } from "./proxy.ts";
+// bound not checked, a crash or a hang on an unknown field, a Content-Type not read, and
+// the negative inputs: a type coerced, null taken for absent, a field of another
+// variant dropped, a crash on a body that is JSON null).
+import { chosenBranch, deref, schema, validateChosen, type JsonObject } from "../../../src/contract/index.ts";
+import { bodyRewrite, editJson, pathOnly, queryRewrite, type ProxiedAnswer, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 
 /** Express's default answer for a route nobody mounted (`finalhandler`). */
 export function expressNotFound(req: ProxiedRequest): ProxiedAnswer {
@@ -81,7 +83,82 @@ export function crashesOnUnknownField(): Rewrite {
       if (req.method !== "POST" || pathOnly(req) !== "/v1/pricing/estimate") return a;
       const body = jsonBody(req);
       if (!body || !validateChosen("SubmitRequest", body).some((d) => d.reason === "unknown_field")) return a;
-      return editJson({ ...a, status: 500 }, (b) => ({ error: { code: "internal_error", message: "Unexpected server error.", user_message: "Unexpected server error.", request_id: b?.error?.request_id ?? req.headers["x-request-id"] } }));
+      return internalError(req, a);
+    },
+  };
+}
+
+/** The answer turned into a crash: 500 `internal_error`, in the envelope. */
+export function internalError(req: ProxiedRequest, a: ProxiedAnswer): ProxiedAnswer {
+  return editJson({ ...a, status: 500 }, (b) => ({ error: { code: "internal_error", message: "Unexpected server error.", user_message: "Unexpected server error.", request_id: b?.error?.request_id ?? req.headers["x-request-id"] } }));
+}
+
+const ESTIMATE = "/v1/pricing/estimate";
+
+/** A submit body's variant (`VideoSubmit`), as the contract chooses it by `type`. */
+function variantOf(body: unknown): string | undefined {
+  return body && typeof body === "object" && !Array.isArray(body) ? chosenBranch("SubmitRequest", body as Record<string, unknown>) : undefined;
+}
+
+/** What a lenient parser makes of a value of the wrong type: a number from a numeric string, a boolean from "true" or "false", a one-item array's item. */
+function converted(v: unknown): unknown {
+  if (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (v === "true" || v === "false") return v === "true";
+  if (Array.isArray(v) && v.length === 1) return v[0];
+  return v;
+}
+
+/**
+ * A price estimate that converts a value of the wrong type before it validates (a
+ * lenient parser): `"2"` is taken for 2, `"true"` for true, `["a"]` for "a", where the
+ * contract refuses them. Other wrong types (`12345` for a string) it still refuses.
+ */
+export function coercesTypes(): Rewrite {
+  return bodyRewrite("POST", ESTIMATE, (body) => {
+    if (!variantOf(body)) return undefined;
+    const wrong = validateChosen("SubmitRequest", body).filter((d) => d.reason === "wrong_type" && d.field);
+    for (const d of wrong) {
+      const path = d.field!.split(".");
+      const parent = path.slice(0, -1).reduce<any>((node, k) => node?.[k], body);
+      if (parent && typeof parent === "object") parent[path.at(-1)!] = converted(parent[path.at(-1)!]);
+    }
+    return wrong.length > 0 ? body : undefined;
+  });
+}
+
+/** `body` without the object properties that are null, at any depth. */
+function withoutNulls(body: unknown): unknown {
+  if (Array.isArray(body)) return body.map(withoutNulls);
+  if (!body || typeof body !== "object") return body;
+  return Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+}
+
+/** A server that takes a property given as null for one left out (an `Optional` field of a model class), on `POST path`. */
+export function nullAsAbsent(path: string): Rewrite {
+  return bodyRewrite("POST", path, (body) => withoutNulls(body));
+}
+
+/**
+ * A price estimate read by one model of every variant's fields (the union, not the
+ * variant `type` chose): a field of another variant is dropped, not refused.
+ */
+export function takesOtherVariantsFields(): Rewrite {
+  const branches = schema("SubmitRequest").oneOf as JsonObject[];
+  const union = new Set(branches.flatMap((b) => Object.keys((deref<JsonObject>(b).properties as JsonObject | undefined) ?? {})));
+  return bodyRewrite("POST", ESTIMATE, (body) => {
+    const variant = variantOf(body);
+    if (!variant) return undefined;
+    const own = (deref<JsonObject>(schema(variant)).properties as JsonObject | undefined) ?? {};
+    const kept = Object.entries(body).filter(([k]) => k in own || !union.has(k));
+    return kept.length < Object.keys(body).length ? Object.fromEntries(kept) : undefined;
+  });
+}
+
+/** A server that crashes (500) on a body that is JSON `null` on `POST path` (it reads a property of the body first). */
+export function crashesOnNullBody(path: string): Rewrite {
+  return {
+    answer(req, a) {
+      return req.method === "POST" && pathOnly(req) === path && req.body.toString("utf8").trim() === "null" ? internalError(req, a) : a;
     },
   };
 }

@@ -4,7 +4,7 @@
 // know: the catalog's models, ids of objects the account has, cursors, a folder of its own.
 import { operations } from "../../../contract/index.ts";
 import { casesFor, operationSeed } from "../../kit/generate/cases.ts";
-import { generatedRules, planFor, type Known, type Plan } from "../../kit/generate/plans.ts";
+import { gateOf, generatedRules, planFor, type Known, type Plan } from "../../kit/generate/plans.ts";
 import type { GeneratedReport } from "../../facts/generated.ts";
 import { runCases } from "./send-cases.ts";
 import { STATEFUL_RULES, walk } from "./walk.ts";
@@ -74,6 +74,8 @@ function withCleanup(plan: Plan): Plan {
   return plan;
 }
 
+const NOT_SELECTED = "none of its rules selected (--only)";
+
 function planRules(plan: Plan): string[] {
   return [plan.invalidRule, plan.validRule, ...Object.values(plan.fieldRules), ...(plan.body?.variants.map((v) => v.validRule) ?? [])];
 }
@@ -93,21 +95,34 @@ export const generated: Check = {
     c.learn("generated", report);
     const known = await learn(c);
     const only = c.settings.options.only;
+    const selected = (rules: readonly string[]) => !only?.length || rules.some((id) => onlyMatches(id, only));
     try {
       for (const op of operations()) {
         if (g.operations && !g.operations.includes(op.operationId)) continue;
+        // The flag gates the operation's invalid inputs as much as its valid ones (a server
+        // that wrongly accepts an invalid submit spends, an invalid write changes state),
+        // and it is said first: without it, what a plan needs was not made either.
+        const gate = gateOf(op.operationId);
+        if (gate && !selected(gate.rules)) {
+          report.skipped.push({ operationId: op.operationId, reason: NOT_SELECTED });
+          continue;
+        }
+        const flag =
+          gate?.needs === "spend" && !c.settings.spend ? "needs --allow-spend (a generated request may cost credits, an invalid one too where the server wrongly accepts it)"
+          : gate?.needs === "writes" && !c.settings.writes ? "needs --allow-writes (a generated request may change state, an invalid one too where the server wrongly accepts it)"
+          : undefined;
+        if (gate && flag) {
+          report.skipped.push({ operationId: op.operationId, reason: flag });
+          c.skip(gate.rules, `generated inputs of ${op.operationId} not sent, valid or invalid: ${flag}`);
+          continue;
+        }
         const plan = planFor(op.operationId, known);
         if ("skipped" in plan) {
           report.skipped.push({ operationId: op.operationId, reason: plan.skipped });
           continue;
         }
-        const why =
-          plan.needs === "spend" && !c.settings.spend ? "needs --allow-spend (a generated submit may cost credits)"
-          : plan.needs === "writes" && !c.settings.writes ? "needs --allow-writes (a generated request may change state)"
-          : only?.length && !planRules(plan).some((id) => onlyMatches(id, only)) ? "none of its rules selected (--only)"
-          : undefined;
-        if (why) {
-          report.skipped.push({ operationId: op.operationId, reason: why });
+        if (!selected(planRules(plan))) {
+          report.skipped.push({ operationId: op.operationId, reason: NOT_SELECTED });
           continue;
         }
         for (const v of plan.body?.variants ?? []) {

@@ -1,14 +1,15 @@
 // The requests the generator sends to one operation, from its plan and a seed: valid
 // inputs (every field at each of its edges, then random ones from fast-check) and invalid
-// inputs with exactly one fault each (every bound +-1, a wrong type, a value outside the
-// set, a bad format, an unknown field, a missing field or header, then the same faults
-// on random bodies), plus the faults of the body as a whole (not JSON, another content
-// type, oversized). The contract's own validator confirms each: a valid body has no
-// detail, an invalid one has details at the fault's field only. The same seed gives the
-// same cases.
+// inputs with exactly one fault each (every bound +-1, each other JSON type, null, a
+// value a lenient parser would coerce, a value outside the set, a bad format, an unknown
+// field, a field of another variant, a missing field or header, then the same faults on
+// random bodies), plus the faults of the body as a whole (each JSON type but an object,
+// not JSON, another content type, oversized). The contract's own validator confirms each:
+// a valid body has no detail, an invalid one has details at the fault's field only. The
+// same seed gives the same cases.
 import fc from "fast-check";
 import type { Json } from "../../../contract/index.ts";
-import { FAULT_REASON, dotted, edgeValues, fieldFaults, fieldsOf, minimalValue, placed, rootUnknownField, validValues, valueAt, view, type Field, type FieldFault, type Path, type RealValues } from "./schema.ts";
+import { FAULT_REASON, dotted, edgeValues, fieldFaults, fieldsOf, minimalValue, placed, propertiesOf, rootUnknownField, validValues, valueAt, view, type Field, type FieldFault, type Path, type RealValues } from "./schema.ts";
 import { ruleOf, variantValues, type Known, type Param, type Plan, type Variant } from "./plans.ts";
 
 /** Faults of the body as a whole. */
@@ -162,18 +163,48 @@ export function bodyFault(ctx: Context, base: Case, variant: Variant, real: Real
       path: f.path,
       describe: f.describe,
       expected: { statuses: [400], codes: ["invalid_request"], detail: { ...(field ? { field } : {}), reasons: [...new Set([FAULT_REASON[f.kind], ...reasons])] } },
-      rule: f.kind === "unknown_field" && ctx.plan.operation.operationId === "submitGeneration" ? "SUB-0" : ruleOf(ctx.plan, f.path, ctx.plan.invalidRule),
+      rule: (f.kind === "unknown_field" || f.kind === "other_variant_field") && ctx.plan.operation.operationId === "submitGeneration" ? "SUB-0" : ruleOf(ctx.plan, f.path, ctx.plan.invalidRule),
     },
   };
 }
 
+/**
+ * A closed variant's body with a field only another variant has (a valid value of it
+ * there): a server that validates the union of the variants, not the one `type` chose,
+ * takes it. (The variants are told apart by `type`, so no body matches two of them.)
+ */
+function otherVariantFields(plan: Plan, variant: Variant, real: RealValues): FieldFault[] {
+  if (view(variant.raw).s.additionalProperties !== false) return [];
+  const own = propertiesOf(view(variant.raw).s);
+  const seen = new Set<string>();
+  const out: FieldFault[] = [];
+  for (const other of plan.body?.variants ?? []) {
+    for (const [name, raw] of Object.entries(propertiesOf(view(other.raw).s))) {
+      if (name in own || seen.has(name)) continue;
+      seen.add(name);
+      const value = minimalValue(raw, real, [name]);
+      out.push({ kind: "other_variant_field", path: [name], value, describe: `${name} = ${JSON.stringify(value)} added (a field of ${other.name}, not of ${variant.name})` });
+    }
+  }
+  return out;
+}
+
 /** The faults of one variant's body, each a template applied to a base body. */
-function bodyFaultTemplates(variant: Variant, real: RealValues): FieldFault[] {
+function bodyFaultTemplates(plan: Plan, variant: Variant, real: RealValues): FieldFault[] {
   const { s } = view(variant.raw);
   const fields = fieldsOf(variant.raw);
   const root: FieldFault[] = s.additionalProperties === false ? [rootUnknownField()] : [];
-  return [...root, ...fields.flatMap((f) => fieldFaults(f, real))];
+  return [...root, ...otherVariantFields(plan, variant, real), ...fields.flatMap((f) => fieldFaults(f, real))];
 }
+
+/** A body of each JSON type but an object (the variants are all objects). */
+const NOT_AN_OBJECT: [Json, string][] = [
+  [[], "a JSON array"],
+  ["conformance", "a JSON string"],
+  [12345, "a JSON number"],
+  [true, "a JSON boolean"],
+  [null, "JSON null"],
+];
 
 /** The batch status read's own refusal (BATCH-1): more ids than the maximum answer `invalid_limit`, `details[0]` naming `ids`. */
 export function specialExpectation(ctx: Context, c: Case): void {
@@ -203,7 +234,7 @@ function systematic(ctx: Context, seed: number, noise: Case[]): { valid: Case[];
       // real requests have them), and shrinking then looks for the smallest one showing
       // it, the fault on the smallest body first.
       const pool = noise.filter((n) => n.variant === variant.name);
-      bodyFaultTemplates(variant, real).forEach((f, i) => {
+      bodyFaultTemplates(plan, variant, real).forEach((f, i) => {
         const canonical = bodyFault(ctx, base, variant, real, f, base.body!);
         const host = pool.length > 0 ? pool[i % pool.length]! : undefined;
         const noisy = host ? bodyFault(ctx, host, variant, real, f, host.body!) : undefined;
@@ -231,7 +262,9 @@ function systematic(ctx: Context, seed: number, noise: Case[]): { valid: Case[];
   }
   if (first && base.body !== undefined) {
     const whole = (kind: BodyFault, describe: string, expected: Expected): Case => ({ ...base, kind: "invalid", bodyFault: kind, fault: { kind, where: "body", describe, expected, rule: plan.invalidRule } });
-    if (onlyFaultAt(plan, [], undefined)) invalid.push({ ...base, kind: "invalid", body: [], fault: { kind: "not_an_object", where: "body", describe: "the body is a JSON array, not an object", expected: { statuses: [400], codes: ["invalid_request"], detail: { reasons: ["wrong_type"] } }, rule: plan.invalidRule } });
+    for (const [body, what] of NOT_AN_OBJECT) {
+      if (onlyFaultAt(plan, body, undefined)) invalid.push({ ...base, kind: "invalid", body, fault: { kind: "not_an_object", where: "body", describe: `the body is ${what}, not an object`, expected: { statuses: [400], codes: ["invalid_request"], detail: { reasons: ["wrong_type"] } }, rule: plan.invalidRule } });
+    }
     invalid.push(whole("malformed_json", "the body is not JSON (its last character cut)", { statuses: [400], codes: ["invalid_request"] }));
     invalid.push(whole("wrong_content_type", "a JSON body sent as text/plain", { statuses: [400], codes: ["invalid_request"] }));
     invalid.push(whole("oversized", `a body of ${OVERSIZED_BYTES} bytes and more (an unknown field ${PADDING_FIELD} holding them)`, { statuses: [400, 413], codes: ["invalid_request", "request_too_large"] }));
@@ -243,8 +276,9 @@ function systematic(ctx: Context, seed: number, noise: Case[]): { valid: Case[];
 /** A query parameter with one fault (`f`), on a valid base case; undefined when a query cannot carry it. */
 export function queryFault(plan: Plan, base: Case, p: Param, f: FieldFault): Case | undefined {
   const text = f.value === undefined ? undefined : queryText(f.value);
-  // A query carries text: a wrong type is only wrong for a parameter that is not a string.
-  if (text === undefined || (f.kind === "wrong_type" && view(p.raw).s.type === "string")) return undefined;
+  // A query carries text: another type (null too) is only wrong for a parameter that is
+  // not a string, and what a lenient parser coerces (`"20"` for 20) is the query's own form.
+  if (text === undefined || f.kind === "coercible" || ((f.kind === "wrong_type" || f.kind === "null_value") && view(p.raw).s.type === "string")) return undefined;
   const code = queryCode(p);
   const why = /\(([^)]*)\)$/.exec(f.describe)?.[1];
   // The seed gives paging its own codes; `details` are asked of `invalid_request` (and
@@ -348,9 +382,10 @@ export function casesFor(plan: Plan, known: Known, n: number, seed: number): Cas
   const invalidTarget = sysInvalid.length > 0 ? Math.floor(n / 2) : 0;
   const validTarget = n - invalidTarget;
   const take = (pool: Case[], extra: (k: number) => Case[], target: number, salt: number): Case[] => {
-    // The faults of the body as a whole (a handful per operation) come first: a server
-    // that reads any body as JSON is met by the fewest cases.
-    const whole = pool.filter((c) => c.bodyFault !== undefined || c.fault?.kind === "not_an_object");
+    // The faults of the body as a whole and of a header (a handful per operation) come
+    // first: a server that reads any body as JSON, or takes a submit without its
+    // Idempotency-Key, is met by the fewest cases.
+    const whole = pool.filter((c) => c.bodyFault !== undefined || c.fault?.kind === "not_an_object" || c.fault?.where === "header");
     let out = distinct([...whole, ...spread(pool.filter((c) => !whole.includes(c)), seed + salt)]).slice(0, target);
     for (let round = 0; out.length < target && round < 4; round++) {
       out = distinct([...out, ...extra((target - out.length) * 2 + 4)]).slice(0, target);

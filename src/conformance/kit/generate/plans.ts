@@ -103,10 +103,25 @@ const RULES: Readonly<Record<string, { invalid: string; valid?: string; fields?:
 /** The rule a valid body of a submit variant is held to (the seed's table of that type). */
 const VARIANT_RULE: Readonly<Record<string, string>> = { VideoSubmit: "SUB-V", ImageSubmit: "SUB-I", UpscaleSubmit: "SUB-U", Model3dSubmit: "SUB-3D", TextSubmit: "SUB-5" };
 
+/** The rules of one operation's generated inputs (its variants' aside). */
+function rulesOf(r: (typeof RULES)[string]): string[] {
+  return [r.invalid, r.valid, ...Object.values(r.fields ?? {})].filter((x): x is string => Boolean(x));
+}
+
 /** Every rule a generated finding may be charged to (the check's `rules`). */
 export function generatedRules(): string[] {
-  const ids = Object.values(RULES).flatMap((r) => [r.invalid, r.valid, ...Object.values(r.fields ?? {})]).filter((x): x is string => Boolean(x));
-  return [...new Set([...ids, ...Object.values(VARIANT_RULE), "SUB-0"])];
+  return [...new Set([...Object.values(RULES).flatMap(rulesOf), ...Object.values(VARIANT_RULE), "SUB-0"])];
+}
+
+/**
+ * The flag an operation's generated requests need, invalid ones as much as valid ones (a
+ * server may wrongly accept an invalid submit, or an invalid write), with the rules they
+ * exercise; known before the run has what a plan needs (a folder, a generation of its own).
+ */
+export function gateOf(operationId: string): { needs: "writes" | "spend"; rules: string[] } | undefined {
+  const r = RULES[operationId];
+  if (!r?.needs) return undefined;
+  return { needs: r.needs, rules: [...new Set([...rulesOf(r), ...(operationId === "submitGeneration" ? [...Object.values(VARIANT_RULE), "SUB-0"] : [])])] };
 }
 
 /** A text that says what it is (support messages and reports reach people), then generated characters. */

@@ -1,9 +1,10 @@
 // Values from the contract's schemas: fast-check arbitraries of valid values (biased to
 // the edges), the notable valid values of every field (each bound at its edge, every enum
-// value), and the one-fault changes that make a field invalid (each bound +-1, a wrong
-// type, a value outside the set, a bad format, an unknown field, a missing required
-// field), each with the reason of the seed's reason table it must be refused with. Bounds
-// are read from the schemas, never retyped.
+// value), and the one-fault changes that make a field invalid (each bound +-1, a value of
+// each other JSON type, `null`, a value a lenient parser would coerce into a valid one, a
+// value outside the set, a bad format, an unknown field, a missing required field), each
+// with the reason of the seed's reason table it must be refused with. Bounds are read
+// from the schemas, never retyped.
 import fc from "fast-check";
 import { deref, type Json, type JsonObject } from "../../../contract/index.ts";
 
@@ -302,9 +303,12 @@ export const FAULT_REASON = {
   too_many_items: "out_of_range",
   too_few_items: "out_of_range",
   wrong_type: "wrong_type",
+  null_value: "wrong_type",
+  coercible: "wrong_type",
   not_in_set: "not_allowed",
   bad_format: "bad_format",
   unknown_field: "unknown_field",
+  other_variant_field: "unknown_field",
   missing: "required",
 } as const;
 
@@ -319,8 +323,8 @@ export interface FieldFault {
   describe: string;
 }
 
-/** Values of each JSON type, in the order a wrong one is picked. */
-const WRONG_TYPE_VALUES: Json[] = [12345, "conformance", true, ["conformance"], { conformance: 1 }];
+/** A value of each JSON type but null, in the order the first wrong one is picked. */
+const TYPE_VALUES: Json[] = [12345, "conformance", true, ["conformance"], { conformance: 1 }];
 
 function jsonType(v: Json): JsonType {
   if (v === null) return "null";
@@ -329,16 +333,41 @@ function jsonType(v: Json): JsonType {
   return typeof v as JsonType;
 }
 
-/** A value of a JSON type the schema does not allow (an integer is a number). */
-function wrongTypeValue(types: JsonType[]): Json | undefined {
-  if (types.length === 0) return undefined;
-  return WRONG_TYPE_VALUES.find((v) => {
+/** A value of every JSON type but null that the schema does not allow (an integer is a number). */
+function wrongTypeValues(types: JsonType[]): Json[] {
+  if (types.length === 0) return [];
+  return TYPE_VALUES.filter((v) => {
     const t = jsonType(v);
     return !types.includes(t) && !(t === "integer" && types.includes("number"));
   });
 }
 
+/**
+ * Values of another type that a lenient parser turns into `valid` (a framework's type
+ * coercion, ajv's `coerceTypes: "array"`): a number as a numeric string, a boolean as a
+ * string or a number, a value in a one-item array, an array's one item alone.
+ */
+function coercibleValues(types: JsonType[], valid: Json, items: () => Json): { value: Json; what: string }[] {
+  const out: { value: Json; what: string }[] = [];
+  const has = (...t: JsonType[]) => t.some((x) => types.includes(x));
+  if (typeof valid === "number" && !has("string")) out.push({ value: String(valid), what: "a number as a numeric string" });
+  if (typeof valid === "boolean" && !has("string")) out.push({ value: String(valid), what: "a boolean as a string" });
+  if (typeof valid === "boolean" && !has("integer", "number")) out.push({ value: valid ? 1 : 0, what: "a boolean as a number" });
+  if (valid !== null && typeof valid !== "object" && !has("array")) out.push({ value: [valid], what: "a valid value in a one-item array" });
+  if (Array.isArray(valid) && !has("string", "integer", "number", "boolean", "object")) {
+    const item = valid.length > 0 ? valid[0]! : items();
+    if (item !== null && !Array.isArray(item)) out.push({ value: item, what: "one item, not in an array" });
+  }
+  return out;
+}
 const UNKNOWN_FIELD = "conformance_unknown_field";
+
+/** The field's smallest valid value, unless no valid value is known (a cursor before any page was read). */
+function someValid(field: Field, real: RealValues): Json | undefined {
+  const hooked = real({ ...(field.view.name ? { name: field.view.name } : {}), path: field.path, s: field.view.s });
+  if (hooked && hooked.known.length === 0 && !hooked.other) return undefined;
+  return minimalValue(field.raw, real, field.path);
+}
 
 /** Every one-fault change of a field the schema allows to name (its bounds, type, set, format). */
 export function fieldFaults(field: Field, real: RealValues): FieldFault[] {
@@ -351,8 +380,16 @@ export function fieldFaults(field: Field, real: RealValues): FieldFault[] {
     const allowed = ("const" in s ? [s.const] : (s.enum as Json[])) as Json[];
     if (allowed.every((v) => typeof v === "string")) out.push({ kind: "not_in_set", path: field.path, value: "conformance-not-allowed", describe: `${at} = "conformance-not-allowed" (one of ${allowed.map((v) => JSON.stringify(v)).join(", ")})` });
   }
-  const wrong = wrongTypeValue(types.length > 0 ? types : "const" in s ? [jsonType(s.const as Json)] : []);
-  if (wrong !== undefined) out.push({ kind: "wrong_type", path: field.path, value: wrong, describe: `${at} = ${JSON.stringify(wrong)} (type ${types.length > 0 ? types.join(" or ") : JSON.stringify(s.const)})` });
+  // Each other JSON type, null, and the values a lenient parser would take for a valid one.
+  const declared = types.length > 0 ? types : "const" in s ? [jsonType(s.const as Json)] : [];
+  const typed = `type ${types.length > 0 ? types.join(" or ") : JSON.stringify(s.const)}`;
+  for (const wrong of wrongTypeValues(declared)) out.push({ kind: "wrong_type", path: field.path, value: wrong, describe: `${at} = ${JSON.stringify(wrong)} (${typed})` });
+  if (declared.length > 0 && !declared.includes("null")) out.push({ kind: "null_value", path: field.path, value: null, describe: `${at} = null (${typed}, not nullable)` });
+  const valid = declared.length > 0 ? someValid(field, real) : undefined;
+  if (valid !== undefined) {
+    const items = () => minimalValue(s.items ?? {}, real, [...field.path, 0]);
+    for (const c of coercibleValues(declared, valid, items)) out.push({ kind: "coercible", path: field.path, value: c.value, describe: `${at} = ${JSON.stringify(c.value)} (${typed}: ${c.what})` });
+  }
   if (types.includes("integer") || types.includes("number")) {
     const integer = !types.includes("number");
     if (typeof s.maximum === "number") out.push({ kind: "above_maximum", path: field.path, value: s.maximum + 1, describe: `${at} = ${s.maximum + 1} (maximum ${s.maximum})` });
