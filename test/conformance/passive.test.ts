@@ -80,6 +80,9 @@ const CAUGHT = [
   "sends RateLimit without RateLimit-Policy",
   "answers 201 to an upload ticket",
   "adds error.stack with a stack trace to every error",
+  // A limit of 0 and 51 ids, sent wrong on purpose, taken instead of refused.
+  "clamps limit into 1..100 instead of refusing it",
+  "trims a batch of 51 ids to 50 instead of refusing it",
 ];
 
 describe("passive proxy in front of broken servers", () => {
