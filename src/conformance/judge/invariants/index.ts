@@ -9,9 +9,11 @@
 import { doneIsFinal } from "./done-is-final.ts";
 import { eventIds } from "./event-ids.ts";
 import type { Invariant } from "./invariant.ts";
+import { pages } from "./pages.ts";
+import { replays } from "./replays.ts";
 import { requestIds } from "./request-ids.ts";
 
 export type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
 
 /** Every invariant, in one registry (the answer checks' is ANSWER_CHECKS). */
-export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds];
+export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds, replays, pages];
