@@ -1,25 +1,15 @@
 // Passive conformance (issue 25): a client's ordinary traffic through the proxy, and a
 // recorded HAR file, judged with the same answer checks and invariants as an active run,
-// without a request of the suite's own; in front of a correct simulator nothing is found,
-// in front of broken servers their bugs are, and secrets never show.
+// without a request of the suite's own: in front of a correct simulator nothing is found,
+// from the proxy or from the HAR of the same traffic (the broken servers: passive-reach.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { judgeHar, renderHar, renderJson, renderTable, startConformanceProxy, type Report } from "../../src/conformance/index.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
-import { HubControl } from "../../src/simulator/msw/control.ts";
-import { DOUBLES } from "./support/doubles.ts";
-import { clientJourney } from "./support/passive-journey.ts";
-import { startProxy } from "./support/proxy.ts";
+import { journeyJudged } from "./support/passive-reach.ts";
 import { startSim } from "./support/run.ts";
 
 const KEY = "ghk_demo_full";
 
-/** The journey through a passive proxy in front of `upstream`: the report, and the lines said as findings came. */
-async function judged(upstream: string): Promise<{ report: Report; said: string[]; requests: number }> {
-  const said: string[] = [];
-  const proxy = await startConformanceProxy({ baseUrl: upstream, onFinding: (line) => said.push(line) });
-  const log = await clientJourney({ baseUrl: proxy.url, apiKey: KEY, advance: (s) => HubControl.overHttp(proxy.url).advance(s).then(() => undefined) });
-  return { report: await proxy.stop(), said, requests: log.length };
-}
 
 const failing = (report: Report) => report.rows.filter((r) => r.verdict === "fail").map((r) => r.id);
 
@@ -33,10 +23,14 @@ afterAll(async () => {
 
 describe("passive proxy in front of the simulator", () => {
   it("judges a client's traffic (bad requests on purpose included) and finds nothing; it sends nothing of its own", async () => {
-    const { report, said, requests } = await judged(sim.url);
-    expect(requests).toBeGreaterThan(20);
+    const { report, said, steps, fromHar } = await journeyJudged(sim.url, KEY);
+    expect(steps).toBeGreaterThan(20);
     expect(failing(report), renderTable(report)).toEqual([]);
     expect(said).toEqual([]);
+    // The HAR of the same traffic, as the client saw it, judged offline: nothing either.
+    expect(fromHar.passive!.judged.judged).toBeGreaterThan(30);
+    expect(fromHar.passive!.judged.frames).toBeGreaterThan(0);
+    expect(failing(fromHar), renderTable(fromHar)).toEqual([]);
     const passive = report.passive!;
     expect(passive.source).toBe("proxy");
     expect(passive.judged.judged).toBeGreaterThan(30);
@@ -66,49 +60,6 @@ describe("passive proxy in front of the simulator", () => {
     expect(answer.status).toBe(403);
     expect(JSON.parse(answer.body).error.code).toBe("origin_mismatch");
     expect(report.passive!.proxy).toMatchObject({ refusedHosts: 1, exchanges: 0 });
-  });
-});
-
-/** Broken servers whose bug the journey's ordinary traffic shows (each double's title, as doubles.ts names it). */
-const CAUGHT = [
-  "answers 201 to a new submit (replays still 202)",
-  "drops request_id from the error envelope",
-  "answers its own X-Request-Id instead of the caller's",
-  "adds the legacy X-RateLimit-* headers beside the structured pair",
-  "does not count requests down in RateLimit",
-  "marks /v1 reads Cache-Control: public, max-age=60",
-  "sends RateLimit without RateLimit-Policy",
-  "answers 201 to an upload ticket",
-  "adds error.stack with a stack trace to every error",
-  // A limit of 0 and 51 ids, sent wrong on purpose, taken instead of refused.
-  "clamps limit into 1..100 instead of refusing it",
-  "trims a batch of 51 ids to 50 instead of refusing it",
-];
-
-describe("passive proxy in front of broken servers", () => {
-  const doubles = DOUBLES.filter((d) => CAUGHT.includes(d.title));
-  it("finds each bug from the client's traffic alone, says it as it happens, and masks the client's key everywhere", async () => {
-    expect(doubles.length).toBe(CAUGHT.length);
-    expect(doubles.length).toBeGreaterThan(0);
-    for (const d of doubles) {
-      const broken = await startProxy(sim.url, d.make(sim));
-      try {
-        const { report, said } = await judged(broken.url);
-        const rules = [d.rule, ...(d.also ?? [])];
-        expect(failing(report).some((id) => rules.includes(id)), `${d.title}: ${failing(report).join(" ")}`).toBe(true);
-        expect(said.some((line) => rules.some((id) => line.startsWith(`FAIL ${id} `))), said.join("\n")).toBe(true);
-        // The key sits in every request's Authorization: it is masked by where it sits.
-        for (const text of [renderJson(report), renderTable(report), renderHar(report), ...said]) expect(text).not.toContain(KEY);
-
-        // The HAR of the failing exchanges, judged offline, shows the same bug.
-        const again = judgeHar(renderHar(report));
-        expect(again.passive!.source).toBe("har");
-        expect(again.passive!.har!.exchanges).toBeGreaterThan(0);
-        expect(failing(again).some((id) => rules.includes(id)), `${d.title} (HAR): ${failing(again).join(" ")}`).toBe(true);
-      } finally {
-        await broken.close();
-      }
-    }
   });
 });
 
