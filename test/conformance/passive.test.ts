@@ -2,10 +2,12 @@
 // recorded HAR file, judged with the same answer checks and invariants as an active run,
 // without a request of the suite's own: in front of a correct simulator nothing is found,
 // from the proxy or from the HAR of the same traffic (the broken servers: passive-reach.test.ts).
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { judgeHar, renderHar, renderJson, renderTable, startConformanceProxy, type Report } from "../../src/conformance/index.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
-import { journeyJudged } from "./support/passive-reach.ts";
+import { HubControl } from "../../src/simulator/msw/control.ts";
+import { harRecorder, journeyJudged } from "./support/passive-reach.ts";
 import { startSim } from "./support/run.ts";
 
 const KEY = "ghk_demo_full";
@@ -103,6 +105,42 @@ describe("judgeHar", () => {
     expect(report.passive!.har!.skipped).toEqual({ "no answer (the request failed or was aborted)": 1, "a WebSocket": 1 });
     expect(report.passive!.judged.bodyUnknown).toEqual({ "not recorded": 1 });
     expect(failing(report)).toEqual([]);
+  });
+
+  it("reads an event stream's body from a HAR and judges its frames like live ones: an event id sent twice, DONE then RUNNING", async () => {
+    // A stream recorded as the client read it: opened, a submit, the clock moved, read to DONE.
+    const recorder = harRecorder();
+    const headers = { authorization: `Bearer ${KEY}` };
+    const abort = new AbortController();
+    const stream = await recorder.fetch(`${sim.url}/v1/events`, { headers: { ...headers, accept: "text/event-stream" }, signal: abort.signal });
+    await recorder.fetch(`${sim.url}/v1/generations`, { method: "POST", headers: { ...headers, "content-type": "application/json", "idempotency-key": randomUUID() }, body: JSON.stringify({ type: "image", model: "image-model-a", prompt: "a stream in a HAR" }) }).then((r) => r.text());
+    await HubControl.overHttp(sim.url, { fetch: recorder.fetch }).advance(60);
+    const reader = stream.body!.getReader();
+    let text = "";
+    while (!/"status":"DONE"[^\n]*\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+    abort.abort();
+    const har = recorder.har() as { log: { entries: Record<string, any>[] } };
+    const entry = har.log.entries.find((e) => e.request.url.endsWith("/v1/events"))!;
+    const body: string = entry.response.content.text;
+    const frames = body.split("\n\n").filter((f) => f.startsWith("event: generation.status_changed"));
+    expect(frames.length).toBeGreaterThanOrEqual(2);
+
+    const clean = judgeHar(har, { baseUrl: sim.url });
+    expect(failing(clean), renderTable(clean)).toEqual([]);
+    expect(clean.passive!.judged.frames).toBeGreaterThanOrEqual(frames.length);
+
+    /** The same HAR with the stream's body replaced. */
+    const withStream = (text: string) => ({ log: { ...har.log, entries: har.log.entries.map((e) => (e === entry ? { ...e, response: { ...e.response, content: { ...e.response.content, size: text.length, text } } } : e)) } });
+    const done = frames.find((f) => f.includes('"status":"DONE"'))!;
+    const repeated = judgeHar(withStream(`${body}${done}\n\n`), { baseUrl: sim.url });
+    expect(failing(repeated), renderTable(repeated)).toEqual(["EVT-9"]);
+    const running = done.replace('"status":"DONE"', '"status":"RUNNING"').replace(/^id: .*$/m, "id: 99.after-done");
+    const regressed = judgeHar(withStream(`${body}${running}\n\n`), { baseUrl: sim.url });
+    expect(failing(regressed), renderTable(regressed)).toEqual(["ST-5"]);
+    // A stream whose body the file does not hold (Playwright's "omit") is judged on its opening alone.
+    const omitted = judgeHar({ log: { ...har.log, entries: [{ ...entry, response: { ...entry.response, content: { size: -1, mimeType: "text/event-stream" } } }] } }, { baseUrl: sim.url });
+    expect(omitted.passive!.judged.frames).toBe(0);
+    expect(failing(omitted)).toEqual([]);
   });
 
   it("refuses what is not a HAR 1.x log with one reason", () => {
