@@ -3,6 +3,8 @@
 // without a request of the suite's own: in front of a correct simulator nothing is found,
 // from the proxy or from the HAR of the same traffic (the broken servers: passive-reach.test.ts).
 import { randomUUID } from "node:crypto";
+import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { judgeHar, renderHar, renderJson, renderTable, startConformanceProxy, type Report } from "../../src/conformance/index.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
@@ -11,6 +13,8 @@ import { harRecorder, journeyJudged } from "./support/passive-reach.ts";
 import { startSim } from "./support/run.ts";
 
 const KEY = "ghk_demo_full";
+/** 8×8 transparent PNG. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAgAAAAIAQMAAAD+wSzIAAAABlBMVEX///+/v7+jQ3Y5AAAADklEQVQI12P4AAIMEwYAAHIAE7JcaSUAAAAASUVORK5CYII=", "base64");
 
 
 const failing = (report: Report) => report.rows.filter((r) => r.verdict === "fail").map((r) => r.id);
@@ -62,6 +66,100 @@ describe("passive proxy in front of the simulator", () => {
     expect(answer.status).toBe(403);
     expect(JSON.parse(answer.body).error.code).toBe("origin_mismatch");
     expect(report.passive!.proxy).toMatchObject({ refusedHosts: 1, exchanges: 0 });
+  });
+});
+
+/** A request to the proxy under the Host the client names (a name the proxy allows), with its answer read whole. */
+function viaHost(proxyUrl: string, host: string, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer | string) {
+  const url = new URL(proxyUrl);
+  return new Promise<{ status: number; headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, method, path, headers: { host, ...headers } }, (res) => {
+      let text = "";
+      res.on("data", (c: Buffer) => (text += c.toString()));
+      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("--rewrite-links: a server behind another name", () => {
+  const NAME = "hub-proxy.example";
+
+  it("sends the server its own Host and rewrites the links it builds from it (the OAuth issuer, upload and output links) to the name the client used; the client follows them through the proxy", async () => {
+    const plain = await startConformanceProxy({ baseUrl: sim.url, allowedHosts: [NAME] });
+    const rewriting = await startConformanceProxy({ baseUrl: sim.url, allowedHosts: [NAME], rewriteLinks: true });
+    const auth = { authorization: `Bearer ${KEY}` };
+    try {
+      // The client's Host goes on by default: the simulator names the proxy in its links
+      // when that Host is one it answers, and refuses a name that is not its own.
+      const local = new URL(plain.url).host;
+      expect(JSON.parse((await viaHost(plain.url, local, "GET", "/.well-known/oauth-authorization-server")).body).issuer).toBe(plain.url);
+      expect((await viaHost(plain.url, NAME, "GET", "/.well-known/oauth-authorization-server")).status).toBe(403);
+
+      // Behind another name: the server gets its own Host, the client gets links to the name it used.
+      const metadata = await viaHost(rewriting.url, NAME, "GET", "/.well-known/oauth-authorization-server");
+      expect(metadata.status).toBe(200);
+      expect(JSON.parse(metadata.body)).toMatchObject({ issuer: `http://${NAME}`, token_endpoint: `http://${NAME}/oauth/token` });
+      expect(metadata.body).not.toContain(sim.url);
+
+      const generations = JSON.parse((await viaHost(rewriting.url, NAME, "GET", "/v1/generations?limit=100", auth)).body) as { data: { output_urls: string[] }[] };
+      const outputs = generations.data.flatMap((g) => g.output_urls);
+      expect(outputs.length).toBeGreaterThan(0);
+      for (const link of outputs) expect(link.startsWith(`http://${NAME}/v1/generations/`), link).toBe(true);
+      const output = await viaHost(rewriting.url, NAME, "GET", new URL(outputs[0]!).pathname, auth);
+      expect(output.status).toBe(200);
+
+      const ticket = JSON.parse((await viaHost(rewriting.url, NAME, "POST", "/v1/uploads", { ...auth, "content-type": "application/json" }, JSON.stringify({ kind: "image", content_type: "image/png", content_length: PNG.length }))).body) as { url: string; headers: Record<string, string> };
+      expect(ticket.url.startsWith(`http://${NAME}/`), ticket.url).toBe(true);
+      // The upload's one PUT, to the rewritten link, reaches the server's storage through the proxy.
+      const put = await viaHost(rewriting.url, NAME, "PUT", new URL(ticket.url).pathname + new URL(ticket.url).search, ticket.headers, PNG);
+      expect(put.status, put.body).toBeLessThan(300);
+      // A submit's Location is the server's path: it comes through as is, and leads back through the proxy.
+      const submit = await viaHost(rewriting.url, NAME, "POST", "/v1/generations", { ...auth, "content-type": "application/json", "idempotency-key": randomUUID() }, JSON.stringify({ type: "image", model: "image-model-a", prompt: "behind another name" }));
+      expect(submit.status).toBe(202);
+      const location = String(submit.headers.location);
+      expect(location).toMatch(/^\/v1\/generations\/gen_/);
+      expect((await viaHost(rewriting.url, NAME, "GET", location, auth)).status).toBe(200);
+    } finally {
+      await Promise.all([plain.stop(), rewriting.stop()]);
+    }
+    // stop() answers the report it made when it stopped.
+    const [before, behind] = [await plain.stop(), await rewriting.stop()];
+    expect(failing(behind), renderTable(behind)).toEqual([]);
+    expect(behind.passive!.judged.judged).toBeGreaterThanOrEqual(6);
+    // The server's refusal of a Host not its own is the proxy's set-up, not the server's finding: counted as unproved.
+    expect(failing(before), renderTable(before)).toEqual([]);
+    expect(Object.entries(before.passive!.judged.unproved)).toEqual([[expect.stringMatching(/^the server refused the Host it was sent/), 1]]);
+  });
+
+  it("rewrites every spelling of the server's address in what the client gets: a Location, JSON escaped or not, a percent-encoded parameter, and drops a cookie's Domain", async () => {
+    // A server that builds absolute links from its own address (as one behind TLS or a virtual host does).
+    const upstream = createHttpServer((req, res) => {
+      const own = `http://${req.headers.host}`;
+      res.writeHead(302, {
+        location: `${own}/v1/generations/gen_1`,
+        link: `<${own}/v1/models>; rel="related"`,
+        "set-cookie": "gh_session=x; Domain=internal.example; Path=/; HttpOnly",
+        "content-type": "application/json",
+      });
+      res.end(JSON.stringify({ plain: `${own}/v1/me`, escaped: `${own}/v1/me`.replace(/\//g, "\\/"), encoded: `/oauth/authorize?iss=${encodeURIComponent(own)}`, other: "http://elsewhere.example/v1/me" }).replace(/\\\\\//g, "\\/"));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+    const own = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const proxy = await startConformanceProxy({ baseUrl: own, allowedHosts: [NAME], rewriteLinks: true });
+    try {
+      const got = await viaHost(proxy.url, NAME, "GET", "/site/links");
+      expect(got.headers.location).toBe(`http://${NAME}/v1/generations/gen_1`);
+      expect(got.headers.link).toBe(`<http://${NAME}/v1/models>; rel="related"`);
+      expect(got.headers["set-cookie"]).toEqual(["gh_session=x; Path=/; HttpOnly"]);
+      expect(got.body).not.toContain(own);
+      expect(got.body).toContain(`http:\\/\\/${NAME}\\/v1\\/me`);
+      expect(JSON.parse(got.body)).toEqual({ plain: `http://${NAME}/v1/me`, escaped: `http://${NAME}/v1/me`, encoded: `/oauth/authorize?iss=${encodeURIComponent(`http://${NAME}`)}`, other: "http://elsewhere.example/v1/me" });
+    } finally {
+      await proxy.stop();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
   });
 });
 

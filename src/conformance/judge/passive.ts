@@ -60,6 +60,14 @@ interface Unproved {
 
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
 export const UNPROVED: readonly Unproved[] = [
   {
     reason: "the request's Accept-Language names Russian after another language (which of them a server answers in is its choice)",
@@ -68,6 +76,11 @@ export const UNPROVED: readonly Unproved[] = [
       const accept = r.sent.headers["accept-language"] ?? "";
       return /\bru\b/i.test(accept) && !/^\s*ru\b/i.test(accept);
     },
+  },
+  {
+    reason: "the server refused the Host it was sent, a name not its own (the client's, forwarded as it came; --rewrite-links sends the server its own)",
+    rules: ["EP-4"],
+    holds: (r) => r.status === 403 && r.sent.headers.host !== undefined && hostOf(r.sent.url) !== r.sent.headers.host.toLowerCase(),
   },
   {
     reason: "the client's X-Request-Id holds characters a header does not carry as they were sent (a server may replace it)",
