@@ -126,6 +126,54 @@ describe("the invariants over the whole trace", () => {
     expect(w.findings().map((f) => (f.held ? "held" : f.message))).toEqual(["generation gen_d was charged 501 cc (its debit rows in the ledger); the estimate of its body said 500 cc, a ceiling"]);
   });
 
+  it("SUB-2 SUB-3 SUP-3: a replay key sent again by one credential answers the first record with the same body, and is not taken with another", () => {
+    const how = { rule: "SUB-2", bare: false, elapsedSeconds: 0 };
+    const w = invariant("a replay answers the first record").watch();
+    const submit = (key: string, body: object, id: string, label = "main") => {
+      const ex = answer("POST", "/v1/generations", { id, status: "QUEUED" }, label, { "idempotency-key": key });
+      ex.record.sent.body = JSON.stringify(body);
+      return ex;
+    };
+    w.exchange(submit("k1", { type: "image", prompt: "a" }, "gen_1"), how);
+    // The same body whatever the order of its fields: the first record again.
+    w.exchange(submit("k1", { prompt: "a", type: "image" }, "gen_1"), how);
+    // Another credential's key is its own (another account's, maybe).
+    w.exchange(submit("k1", { type: "image", prompt: "b" }, "gen_2", "other"), how);
+    expect(w.findings()).toEqual([{ rule: "SUB-2", held: true }]);
+    w.exchange(submit("k1", { type: "image", prompt: "a" }, "gen_3"), how);
+    w.exchange(submit("k1", { type: "image", prompt: "c" }, "gen_4"), how);
+    expect(w.findings().map((f) => (f.held ? f.rule : `${f.rule} ${f.message}`))).toEqual([
+      expect.stringMatching(/^SUB-2 a submit's Idempotency-Key sent again with the same body answered gen_3, not gen_1/),
+      expect.stringMatching(/^SUB-3 a submit's Idempotency-Key sent again with another body was taken \(200\)/),
+    ]);
+    // A reset of the simulator forgets the keys: the same key then makes a new record.
+    w.exchange({ ...answer("POST", "/_sim/reset", {}), status: 204 }, { ...how, bare: true });
+    const before = w.findings().length;
+    w.exchange(submit("k1", { type: "image", prompt: "a" }, "gen_5"), how);
+    w.exchange(submit("k1", { type: "image", prompt: "a" }, "gen_5"), how);
+    expect(w.findings()).toHaveLength(before);
+  });
+
+  it("PAGE-2 PAGE-4: the page a next_cursor gives holds none of the page that gave it; the same page again is the cursor ignored", () => {
+    const how = { rule: "PAGE-4", bare: false, elapsedSeconds: 0 };
+    const w = invariant("pages do not overlap, and a cursor is read").watch();
+    const page = (query: string, ids: string[], next: string | null) => answer("GET", `/v1/generations${query}`, { data: ids.map((id) => ({ id })), next_cursor: next });
+    w.exchange(page("?limit=2", ["g5", "g4"], "c1"), how);
+    w.exchange(page("?limit=2&cursor=c1", ["g3", "g2"], "c2"), how);
+    // Another filter's page with that cursor is another list.
+    w.exchange(page("?limit=2&type=image&cursor=c2", ["g2"], null), how);
+    expect(w.findings()).toEqual([
+      { rule: "PAGE-2", held: true },
+      { rule: "PAGE-4", held: true },
+    ]);
+    w.exchange(page("?limit=2&cursor=c2", ["g2", "g1"], null), how);
+    w.exchange(page("?cursor=c1&limit=2", ["g5", "g4"], "c1"), how);
+    expect(w.findings().map((f) => (f.held ? f.rule : `${f.rule} ${f.message}`))).toEqual([
+      expect.stringMatching(/^PAGE-4 the page its next_cursor gave repeats 1 record\(s\) of the page that gave it \(g2\)/),
+      expect.stringMatching(/^PAGE-2 the page its next_cursor gave is the page that gave it \(2 records, from g5\)/),
+    ]);
+  });
+
   for (const d of INVARIANT_DOUBLES) {
     // Concurrent: each has a simulator of its own, and the file stays quick.
     it.concurrent(`${d.rule}: the default run fails a server that ${d.title}, by the invariant "${d.invariant}"`, { timeout: 90_000 }, async () => {

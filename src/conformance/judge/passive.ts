@@ -4,7 +4,9 @@
 // finding:
 //   - The client is not judged. Only answers are held to the contract, never requests:
 //     a request the client got wrong that the server rightly refused answers a
-//     well-formed refusal, and that is a pass.
+//     well-formed refusal, and that is a pass. A request the contract refuses whatever the
+//     state that the server took (2xx) is the server's finding (the `refused` check the
+//     judge is given: run/passive/refused-input.ts).
 //   - A finding that needs a premise the trace does not give is not made: a window's
 //     countdown between two requests of one credential that overlapped (the server may
 //     have counted them in either order), a Russian wording for an Accept-Language that
@@ -58,6 +60,14 @@ interface Unproved {
 
 const PRINTABLE = /^[\x20-\x7e]*$/;
 
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host.toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
 export const UNPROVED: readonly Unproved[] = [
   {
     reason: "the request's Accept-Language names Russian after another language (which of them a server answers in is its choice)",
@@ -68,11 +78,22 @@ export const UNPROVED: readonly Unproved[] = [
     },
   },
   {
+    reason: "the server refused the Host it was sent, a name not its own (the client's, forwarded as it came; --rewrite-links sends the server its own)",
+    rules: ["EP-4"],
+    holds: (r) => r.status === 403 && r.sent.headers.host !== undefined && hostOf(r.sent.url) !== r.sent.headers.host.toLowerCase(),
+  },
+  {
     reason: "the client's X-Request-Id holds characters a header does not carry as they were sent (a server may replace it)",
     rules: ["EP-2", "ENV-4"],
     holds: (r) => !PRINTABLE.test(r.sent.headers["x-request-id"] ?? ""),
   },
 ];
+
+/** A request the contract refuses whatever the state, answered 2xx: the rule it is charged to and why. */
+export interface RefusedInput {
+  rule: string;
+  message: string;
+}
 
 /** What the passive judge saw, for the report. */
 export interface PassiveTally {
@@ -172,6 +193,8 @@ export class PassiveJudge implements TrafficSink {
     private readonly sink: ExchangeSink,
     private readonly seen: AnswersSeen,
     private readonly results: PassiveResults,
+    /** Input the contract refuses whatever the state, in an exchange answered 2xx (undefined: none). */
+    private readonly refused: (ex: Exchange) => RefusedInput | undefined = () => undefined,
   ) {}
 
   exchange(ex: Exchange, seen: Seen): void {
@@ -183,6 +206,9 @@ export class PassiveJudge implements TrafficSink {
     if (judged) this.#ordered(ex.label, seen);
     else if (CLOCK_MOVE.test(`${ex.method} ${ex.path}`) && ex.status < 300) this.seen.windows.clear();
     this.sink.exchange(ex, { rule: PASSIVE_CHARGE, bare: !judged, elapsedSeconds: seen.elapsedSeconds });
+    // The one thing a request proves on its own: input the contract refuses whatever the state, taken.
+    const refused = judged ? this.refused(ex) : undefined;
+    if (refused) this.results.fail(refused.rule, refused.message, ex.cite);
     // Refusals asked for in Russian: only which codes carried Russian matters, not how often.
     if (this.seen.localisation.length > 1_000) {
       const distinct = new Map(this.seen.localisation.map((l) => [`${l.code} ${l.russian}`, l]));

@@ -58,6 +58,45 @@ function fixedGeneratedId(): Rewrite {
   };
 }
 
+/** A support message sent again with its client_msg_id and text is answered with a new message id (the thread still holds one). */
+function replayRenamed(): Rewrite {
+  const sent = new Set<string>();
+  let n = 0;
+  return {
+    answer(req, a) {
+      if (req.method !== "POST" || pathOnly(req) !== "/v1/support/messages" || a.status >= 300) return a;
+      const id = (JSON.parse(req.body.toString("utf8") || "{}") as { client_msg_id?: string }).client_msg_id;
+      if (!id) return a;
+      if (!sent.has(id)) {
+        sent.add(id);
+        return a;
+      }
+      return editJson(a, (body) => ({ ...body, id: `msg_replayed${String(++n).padStart(14, "0")}` }));
+    },
+  };
+}
+
+/**
+ * Pages overlap once they hold two records or more: the page a cursor gives starts with
+ * the last record of the page before it, in place of its own first.
+ */
+function pagesOverlap(): Rewrite {
+  const lastOf = new Map<string, unknown>();
+  return {
+    answer(req, a) {
+      if (req.method !== "GET" || !/^\/v1\/(?:generations|billing\/transactions|library\/assets)$/.test(pathOnly(req)) || a.status !== 200) return a;
+      const cursor = new URL(req.path, "http://x").searchParams.get("cursor");
+      return editJson(a, (body) => {
+        if (!Array.isArray(body?.data)) return body;
+        const before = cursor === null ? undefined : lastOf.get(cursor);
+        const data = before !== undefined && body.data.length >= 2 ? [before, ...body.data.slice(1)] : body.data;
+        if (typeof body.next_cursor === "string" && body.data.length >= 2) lastOf.set(body.next_cursor, body.data.at(-1));
+        return { ...body, data };
+      });
+    },
+  };
+}
+
 /**
  * In the main account's list, one of its own generations (the demo's oldest) is shown as
  * the second account's newest, on every page and wherever it falls (a list query joined to
@@ -123,8 +162,10 @@ function laterChargesAboveEstimate(): Rewrite {
 export const INVARIANT_DOUBLES: InvariantDouble[] = [
   { rule: "EP-2", invariant: "a request id names one request", area: "headers", found: "default", probesMiss: true, says: /two requests got the same X-Request-Id req_generated/, title: "generates the same X-Request-Id for every request sent without one", make: () => fixedGeneratedId() },
   { rule: "ST-5", invariant: "DONE is final, wherever a generation is read", area: "stateful", found: "default", probesMiss: true, says: /was read DONE, then RUNNING .*DONE is final/, title: "lists a DONE generation as RUNNING again", make: () => listRegresses() },
+  { rule: "EVT-9", invariant: "no event stream repeats a frame, across resumes", area: "events", found: "default", probesMiss: false, says: /the stream sent the frame id \S+ twice/, title: "sends each DONE change twice, with the same id, in every live stream once a stream was resumed", make: () => doneTwiceAfterResume() },
+  { rule: "SUP-3", invariant: "a replay answers the first record", area: "support", found: "default", probesMiss: false, says: /a support message's client_msg_id sent again with the same body answered msg_replayed\d+, not msg_\w+ that the first request made/, title: "answers a support message sent again (same client_msg_id, same text) with a new message id", make: () => replayRenamed() },
+  { rule: "PAGE-4", invariant: "pages do not overlap, and a cursor is read", area: "paging", found: "default", probesMiss: false, says: /the page its next_cursor gave repeats 1 record\(s\) of the page that gave it \(\w+\): pages do not overlap/, title: "starts each page after the first with the last record of the page before it (pages of two records or more)", make: () => pagesOverlap() },
   { rule: "W-8", invariant: "a generation shows only to its own account", area: "accounts", found: "default", probesMiss: true, says: /was shown to account acc_other .* and to account acc_demo .*: a generation shows only to its own account/, title: "shows the second account's newest generation in the main account's list, in place of one of its own", make: () => listLeaksAcrossAccounts() },
   { rule: "GEN-1", invariant: "a generation keeps its type wherever it is read", area: "stateful", found: "default", probesMiss: true, says: /was read as type \S+ \(.*\), then as video \(POST \/v1\/generations\/status/, title: "says video for every generation in the batch status read", make: () => batchSaysVideo() },
   { rule: "PRICE-1", invariant: "no charge exceeds the estimate of its body", area: "money", found: "default", probesMiss: true, says: /was charged \d+ cc \(its debit rows in the ledger\); the estimate of its body said \d+ cc, a ceiling/, title: "charges every generation after the run's first 1 cc above the estimate of its body", make: () => laterChargesAboveEstimate() },
-  { rule: "EVT-9", invariant: "no event stream repeats a frame, across resumes", area: "events", found: "default", probesMiss: false, says: /the stream sent the frame id \S+ twice/, title: "sends each DONE change twice, with the same id, in every live stream once a stream was resumed", make: () => doneTwiceAfterResume() },
 ];

@@ -1,10 +1,12 @@
 // A client's ordinary traffic, written with the typed client as an app would use it: the
 // account and the catalog (its ETag revalidated), price estimates, submits (one replayed,
 // one sent again with another body by mistake), the event stream read across a resume, the
-// generations paged, read one by one and in a batch, a result file downloaded, an upload,
-// the library's folders, support messages (one replayed), the ledger and the subscription,
-// knowledge articles, a report; and requests it gets wrong on purpose (a limit out of range,
-// a bad cursor, an unknown field, no credential, a missing generation, a Russian refusal).
+// generations paged, read one by one and in a batch, a result file downloaded, uploads and
+// the library paged, the library's folders (one name given twice), support messages (one
+// replayed), the balance, the ledger paged and the subscription, knowledge articles, a
+// report; and requests it gets wrong on purpose, as an e2e suite's negative cases do (a
+// limit out of range, a bad cursor, a submit without its prompt or with an unknown field,
+// no credential or an unknown key, a missing generation, a Russian refusal, 51 ids).
 // Every step goes on whatever the server answers: the journey judges nothing, the passive
 // proxy in front of it does. `advance` moves the server's clock (the test's harness, beside
 // the traffic).
@@ -19,6 +21,8 @@ export interface JourneyOptions {
   apiKey?: string;
   /** Moves the server's clock by that many seconds (outside the traffic judged). */
   advance: (seconds: number) => Promise<void>;
+  /** The fetch every request goes with (a recorder's, for a HAR of the traffic); default the global one. */
+  fetch?: typeof fetch;
 }
 
 /** What the journey did, step by step: `ok` or why a step stopped (a broken server may make one throw). */
@@ -26,7 +30,8 @@ export type JourneyLog = { step: string; outcome: string }[];
 
 export async function clientJourney(o: JourneyOptions): Promise<JourneyLog> {
   const key = o.apiKey ?? "ghk_demo_full";
-  const hub = createHubClient({ baseUrl: o.baseUrl, apiKey: key, maxRetries: 0 });
+  const send = o.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+  const hub = createHubClient({ baseUrl: o.baseUrl, apiKey: key, maxRetries: 0, fetch: (request) => send(request) });
   const log: JourneyLog = [];
   const step = async (name: string, run: () => Promise<unknown>) => {
     try {
@@ -36,7 +41,7 @@ export async function clientJourney(o: JourneyOptions): Promise<JourneyLog> {
       log.push({ step: name, outcome: error instanceof HubError ? `${error.name}: ${error.message}` : String(error) });
     }
   };
-  const raw = (path: string, init: RequestInit = {}) => fetch(o.baseUrl + path, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers as Record<string, string>) } }).then(async (r) => ({ status: r.status, body: await r.text(), headers: r.headers }));
+  const raw = (path: string, init: RequestInit = {}) => send(o.baseUrl + path, { ...init, headers: { authorization: `Bearer ${key}`, ...(init.headers as Record<string, string>) } }).then(async (r) => ({ status: r.status, body: await r.text(), headers: r.headers }));
 
   await step("who am I, the account", async () => {
     await hub.GET("/v1/whoami");
@@ -107,19 +112,24 @@ export async function clientJourney(o: JourneyOptions): Promise<JourneyLog> {
   await step("a result file", async () => {
     const { data } = await hub.GET("/v1/generations/{id}", { params: { path: { id: ids[0]! } } });
     const link = data.output_urls?.[0];
-    if (link) await fetch(link, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.arrayBuffer());
+    if (link) await send(link, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.arrayBuffer());
   });
-  await step("the ledger and the subscription", async () => {
-    await hub.GET("/v1/billing/transactions", { params: { query: { limit: 5 } } });
+  await step("the balance, the ledger page by page, and the subscription", async () => {
+    await hub.GET("/v1/me");
+    let pages = 0;
+    for await (const page of hub.paginate("/v1/billing/transactions", { params: { query: { limit: 1 } } }).pages()) if (++pages >= 3 || page.data.next_cursor === null) break;
     await hub.GET("/v1/billing/subscription");
   });
   await step("an upload, then the library", async () => {
     await hub.upload(PNG, { contentType: "image/png" });
     await hub.upload(PNG, { contentType: "image/png", via: "proxy" });
-    await hub.GET("/v1/library/assets", { params: { query: { limit: 10 } } });
+    let pages = 0;
+    for await (const page of hub.paginate("/v1/library/assets", { params: { query: { limit: 1 } } }).pages()) if (++pages >= 3 || page.data.next_cursor === null) break;
   });
-  await step("a folder: made, listed, renamed, deleted", async () => {
-    const made = (await raw("/v1/library/folders", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: `Journey ${randomUUID().slice(0, 8)}` }) })).body;
+  await step("a folder: made, made again under its name (refused), listed, renamed, deleted", async () => {
+    const name = `Journey ${randomUUID().slice(0, 8)}`;
+    const made = (await raw("/v1/library/folders", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }) })).body;
+    await raw("/v1/library/folders", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name }) });
     const id = (JSON.parse(made) as { id?: string }).id;
     await hub.GET("/v1/library/folders");
     if (id) {
@@ -140,9 +150,11 @@ export async function clientJourney(o: JourneyOptions): Promise<JourneyLog> {
   // Requests the app gets wrong, on purpose: the server's refusals are judged, not the app.
   await step("a limit out of range", () => raw("/v1/generations?limit=0"));
   await step("a cursor that was never issued", () => raw("/v1/generations?cursor=not-a-cursor"));
+  await step("a submit without its prompt", () => raw("/v1/generations", { method: "POST", headers: { "content-type": "application/json", "idempotency-key": randomUUID() }, body: JSON.stringify({ type: "image", model: "image-model-a" }) }));
   await step("a submit with a field no variant has", () => raw("/v1/generations", { method: "POST", headers: { "content-type": "application/json", "idempotency-key": randomUUID() }, body: JSON.stringify({ ...image, colour: "red" }) }));
   await step("a body that is not JSON", () => raw("/v1/pricing/estimate", { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" }));
-  await step("no credential", () => fetch(`${o.baseUrl}/v1/me`).then((r) => r.text()));
+  await step("no credential", () => send(`${o.baseUrl}/v1/me`).then((r) => r.text()));
+  await step("a key that does not exist", () => send(`${o.baseUrl}/v1/me`, { headers: { authorization: "Bearer ghk_no_such_key" } }).then((r) => r.text()));
   await step("a generation that does not exist", () => raw("/v1/generations/gen_00000000000000000000000000"));
   await step("a refusal asked for in Russian", () => raw("/v1/generations?limit=500", { headers: { "accept-language": "ru" } }));
   await step("an event stream of an unknown type", () => raw("/v1/events?types=hologram", { headers: { accept: "text/event-stream" } }));

@@ -7,6 +7,7 @@ import type { Frame } from "../../target/stream.ts";
 import type { Results } from "../results.ts";
 import { AnswersSeen, type AnswerCheck, type AnswerContext, type Finding } from "./check.ts";
 import { matchesContract, requestIdEcho, v1Headers } from "./contract.ts";
+import { notModified, textAsWritten } from "./echoes.ts";
 import { englishMessage, envelopeRequestId, errorCodeStatus, failureIsEnvelope, noStackTrace, russianOnRequest } from "./envelope.ts";
 import { centiCredits, jsonBody, snakeCase } from "./fields.ts";
 import { frameFindings } from "./frames.ts";
@@ -32,6 +33,8 @@ export const ANSWER_CHECKS: readonly AnswerCheck[] = [
   rateLimitForm,
   rateLimitWindow,
   rateLimitOnHandlerRefusal,
+  notModified,
+  textAsWritten,
 ];
 
 /** Rules of the seed that say the same thing: a departure from one is a departure from each (every failure answers the envelope: W-5 and EP-1). */

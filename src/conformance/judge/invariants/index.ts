@@ -12,9 +12,11 @@ import { eventIds } from "./event-ids.ts";
 import { generationType } from "./generation-type.ts";
 import type { Invariant } from "./invariant.ts";
 import { ownGenerations } from "./own-generations.ts";
+import { pages } from "./pages.ts";
+import { replays } from "./replays.ts";
 import { requestIds } from "./request-ids.ts";
 
 export type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
 
 /** Every invariant, in one registry (the answer checks' is ANSWER_CHECKS). */
-export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds, ownGenerations, generationType, chargeWithinEstimate];
+export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds, replays, pages, ownGenerations, generationType, chargeWithinEstimate];

@@ -13,4 +13,15 @@ export class Remembered<V> {
   entries(): IterableIterator<[string, V]> {
     return this.#map.entries();
   }
+  /** Forgets everything (the target's state started anew). */
+  clear(): void {
+    this.#map.clear();
+  }
+}
+
+/** The simulator's control routes that start its state anew (its reset, a scenario; a sandbox's too): what a watch remembered of the target is gone. */
+const STATE_RESET = /^POST (?:\/sandboxes\/[^/]+)?\/_sim\/(?:reset|scenario)(?:\?|$)/;
+
+export function resetsState(ex: { method: string; path: string; status: number }): boolean {
+  return ex.status < 300 && STATE_RESET.test(`${ex.method} ${ex.path}`);
 }

@@ -333,3 +333,21 @@ export function ruleOf(plan: Plan, path: Path | string | undefined, fallback: st
   const top = typeof path === "string" ? path : path?.find((p) => typeof p === "string");
   return (top !== undefined ? plan.fieldRules[top] : undefined) ?? fallback;
 }
+
+/**
+ * The rule a request the contract refuses is charged to (traffic the suite did not send,
+ * judged passively): the field's own rule, else the operation's rule for invalid input
+ * (an unknown field of a submit: SUB-0). Undefined for an operation without one.
+ */
+export function refusalRuleOf(operationId: string, field: string | undefined, reason: string | undefined): string | undefined {
+  const rules = RULES[operationId];
+  if (!rules) return undefined;
+  if (reason === "unknown_field" && operationId === "submitGeneration") return "SUB-0";
+  return (field !== undefined ? rules.fields?.[field] : undefined) ?? rules.invalid;
+}
+
+/** The details the contract's validator gives an operation's JSON body (none for a valid one), when it takes one. */
+export function bodyDetailsOf(op: Operation): ((body: Json) => Detail[]) | undefined {
+  const name = bodyRef(op);
+  return name ? detailsFor(name) : undefined;
+}

@@ -15,6 +15,7 @@ import { sinks } from "../../target/sink.ts";
 import type { Frame } from "../../target/stream.ts";
 import { ruleCoverage, statusCoverage } from "../coverage.ts";
 import type { Report } from "../runner.ts";
+import { refusedInput } from "./refused-input.ts";
 import type { PassiveSummary } from "./summary.ts";
 
 /** Credentials counted apart in the report; the rest are counted together. */
@@ -51,7 +52,7 @@ export class PassiveSession {
   constructor(private readonly settings: PassiveSettings) {
     this.results = new PassiveResults(this.masker, settings.only, settings.finding ? (rule, message, cited) => settings.finding!(this.masker.text(findingLine(rule, message, cited))) : undefined);
     this.#answers = new AnswerJudge(this.results, false);
-    const judge = new PassiveJudge(sinks(this.#answers, ...this.#watches), this.#answers.seen, this.results);
+    const judge = new PassiveJudge(sinks(this.#answers, ...this.#watches), this.#answers.seen, this.results, refusedInput);
     this.sink = {
       exchange: (ex: Exchange, seen: Seen) => {
         this.#count(ex.label);
