@@ -15,9 +15,8 @@ const failing = (report: Report) => report.rows.filter((r) => r.verdict === "fai
 
 /**
  * The share of the broken servers whose bug the journey's traffic exercises that passive
- * judging reports under the bug's own rule: 21 of 28 when it was last raised. The misses:
- * money across routes (an estimate below the charge, PRICE-1; the ledger in whole credits,
- * BILL-1), a status change left out of the event stream (EVT-11, twice), Russian never
+ * judging reports under the bug's own rule: 22 of 28 when it was last raised. The misses:
+ * the ledger in whole credits (BILL-1), a status change left out of the event stream (EVT-11, twice), Russian never
  * given (ENV-3: whether a code has a translation is not in the trace), a folder name taken
  * twice (LIB-3: another client may have deleted the first), and offset cursors that repeat
  * a record only when one was created between the page reads (PAGE-4). A floor a little
