@@ -18,7 +18,7 @@ import { startProxy } from "./support/proxy.ts";
 import { runFull, startSim } from "./support/run.ts";
 
 const waits = (c: Check): readonly AnyFact[] => [...(c.needs?.facts ?? []), ...(c.needs?.uses ?? [])];
-const PHASE = { first: 0, main: 1, last: 2, "over the run": 3 } as const;
+const PHASE = { first: 0, main: 1, last: 2, "after time passes": 3, "over the run": 4 } as const;
 
 /** A check of a declaration alone (it sends nothing). */
 function check(name: string, declared: Partial<Check>): Check {

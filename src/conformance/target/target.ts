@@ -35,6 +35,8 @@ export interface TargetOptions {
   /** Most bytes of one answer read (of one frame of a stream); beyond, `AnswerTooLarge`. */
   maxAnswerBytes: number;
   wait: (seconds: number) => Promise<void>;
+  /** `wait` moves the server's clock (the caller controls it) rather than sleeping: time costs nothing of --max-wait. */
+  clockMoves: boolean;
   log?: (line: string) => void;
   /** Says what a long wait in real time is for (absent when waits are not in real time). */
   progress?: (line: string) => void;
@@ -170,6 +172,21 @@ export class Target {
   async elapse(seconds: number): Promise<void> {
     this.elapsedSeconds += seconds;
     await this.options.wait(seconds);
+  }
+
+  /**
+   * Lets `seconds` pass for a rule that only shows over time (`what` it is for): the
+   * server's clock moved when the caller controls it; else a wait in real time within what
+   * is left of --max-wait, counted there as the rate windows' waits are. False, having
+   * waited nothing, when that is not enough.
+   */
+  async letPass(seconds: number, what: string): Promise<boolean> {
+    if (!this.options.clockMoves) {
+      if (this.waitedSeconds + seconds > this.options.maxWaitSeconds) return false;
+      this.waitedSeconds += seconds;
+    }
+    await this.waiting(`${seconds} s ${what} (${this.waitedSeconds} s of --max-wait ${this.options.maxWaitSeconds} s)`, seconds, this.elapse(seconds));
+    return true;
   }
 
   /** The one way a request goes: throttled, counted, masked, sent, read within the limit, handed to the sink. */
