@@ -39,7 +39,8 @@ describe("the order of a run", () => {
         }
       }
       for (const f of c.alters ?? []) {
-        for (const u of CHECKS.filter((x) => x !== c && waits(x).includes(f) && !x.alters?.includes(f))) {
+        // A user of a later phase runs after it anyway, taking the fact as it was left.
+        for (const u of CHECKS.filter((x) => x !== c && waits(x).includes(f) && !x.alters?.includes(f) && PHASE[x.when ?? "main"] <= PHASE[c.when ?? "main"])) {
           edges++;
           expect(at.get(u)!, `"${c.name}" alters ${f}, which "${u.name}" uses`).toBeLessThan(at.get(c)!);
         }

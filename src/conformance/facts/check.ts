@@ -202,7 +202,16 @@ export class CheckContext {
    */
   async passTime(seconds: number, rules: readonly string[], what: string): Promise<boolean> {
     const whole = Math.max(0, Math.ceil(seconds));
-    if (await this.target.letPass(whole, `for ${what}`)) return true;
+    return this.timeAllows(whole, rules, what) && this.target.letPass(whole, `for ${what}`);
+  }
+
+  /**
+   * Whether `seconds` can pass for `rules` (see `passTime`), asked before a check makes
+   * what it would wait on; false with the rules `n/a` and the reason.
+   */
+  timeAllows(seconds: number, rules: readonly string[], what: string): boolean {
+    const whole = Math.max(0, Math.ceil(seconds));
+    if (this.target.canLetPass(whole)) return true;
     const left = Math.max(0, this.settings.maxWaitSeconds - this.target.waitedSeconds);
     this.skip(rules, `${what} takes ${whole} s, more than is left of --max-wait (${left} s of ${this.settings.maxWaitSeconds} s), and the server's clock cannot be moved (a simulator's control interface moves it)`);
     return false;

@@ -1,6 +1,6 @@
 // The order of a run, from the checks' declarations alone (facts/check.ts): no list is kept
 // in order by hand. A check runs after the checks that provide the facts it needs or uses,
-// and after every other check that uses a fact it alters; `when` puts it first, last,
+// and after every other check of its phase or an earlier one that uses a fact it alters; `when` puts it first, last,
 // after time passes (days of it, on a clock the caller moves) or over the run; among the checks ready to run, one that
 // changes nothing goes before one that writes, which goes before one that spends (each sees
 // the account as little changed by the run as its facts allow), and then by name. The same
@@ -28,12 +28,16 @@ export function providersOf(checks: readonly Check[]): Map<AnyFact, Check[]> {
   return out;
 }
 
-/** The checks `check` runs after: the providers of what it waits for, and the other users of what it alters. */
+/**
+ * The checks `check` runs after: the providers of what it waits for, and the other users of
+ * what it alters (those of its phase or an earlier one: a check of a later phase takes the
+ * fact as the alterer left it, a file moved, say, when days have passed).
+ */
 function before(check: Check, runs: ReadonlySet<Check>, providers: ReadonlyMap<AnyFact, Check[]>): { check: Check; fact: AnyFact }[] {
   const out: { check: Check; fact: AnyFact }[] = [];
   for (const fact of waitsFor(check)) for (const p of providers.get(fact)!) if (p !== check && runs.has(p)) out.push({ check: p, fact });
   for (const fact of check.alters ?? []) {
-    for (const user of runs) if (user !== check && waitsFor(user).includes(fact) && !(user.alters ?? []).includes(fact)) out.push({ check: user, fact });
+    for (const user of runs) if (user !== check && waitsFor(user).includes(fact) && !(user.alters ?? []).includes(fact) && phaseOf(user) <= phaseOf(check)) out.push({ check: user, fact });
   }
   return out;
 }

@@ -174,6 +174,11 @@ export class Target {
     await this.options.wait(seconds);
   }
 
+  /** Whether `seconds` can pass: a clock move, or a wait within what is left of --max-wait. */
+  canLetPass(seconds: number): boolean {
+    return this.options.clockMoves || this.waitedSeconds + seconds <= this.options.maxWaitSeconds;
+  }
+
   /**
    * Lets `seconds` pass for a rule that only shows over time (`what` it is for): the
    * server's clock moved when the caller controls it; else a wait in real time within what
@@ -181,10 +186,8 @@ export class Target {
    * waited nothing, when that is not enough.
    */
   async letPass(seconds: number, what: string): Promise<boolean> {
-    if (!this.options.clockMoves) {
-      if (this.waitedSeconds + seconds > this.options.maxWaitSeconds) return false;
-      this.waitedSeconds += seconds;
-    }
+    if (!this.canLetPass(seconds)) return false;
+    if (!this.options.clockMoves) this.waitedSeconds += seconds;
     await this.waiting(`${seconds} s ${what} (${this.waitedSeconds} s of --max-wait ${this.options.maxWaitSeconds} s)`, seconds, this.elapse(seconds));
     return true;
   }
