@@ -23,6 +23,12 @@ export const tokenExpiry: Check = {
         c.skip(["AUTH-7"], `an access token's expiry not tried: ${t ? `its expires_in is ${JSON.stringify(t.expiresIn)}` : "the code flow gave no token"} (OAUTH-14 judges the reply)`);
         return;
       }
+      // Only what the time changes is judged: a token refused already is the flow's finding.
+      const before = await flow.whoami(t, "AUTH-7");
+      if (before.status !== 200) {
+        c.skip(["AUTH-7"], `an access token's expiry not tried: the fresh token was refused already (GET /v1/whoami answered ${before.status})`);
+        return;
+      }
       if (!(await c.passTime(t.expiresIn + 1, ["AUTH-7"], `an access token's ${t.expiresIn} s (expires_in)`))) return;
       await flow.refused(t, "AUTH-7", `GET /v1/whoami with an access token ${t.expiresIn + 1} s after its token reply (expires_in ${t.expiresIn}): an expired token`);
     } finally {

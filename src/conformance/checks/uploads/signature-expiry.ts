@@ -3,7 +3,8 @@
 // wrote through a ticket before is still in the library, its content served. The time is
 // the server's: the lifetime of a fresh ticket (its `expires_at` against the server's
 // time), asked first; it passes on a clock the caller moves, or within --max-wait, else
-// the rule is n/a (the fresh ticket stays unwritten).
+// the rule is n/a (the fresh ticket stays unwritten). The file is read before and after:
+// only what the time changed is judged.
 import { greyPng } from "../../kit/png.ts";
 import { assetHead, exactly, sameBytes, storagePut } from "../../kit/uploads.ts";
 import { errorCodeOf } from "../../target/exchange.ts";
@@ -43,11 +44,17 @@ export const signatureExpiry: Check = {
       c.skip(["UPL-1"], `the uploaded file's own life (its expires_at ${asset!.expires_at}) ends before the signature's: the two cannot be told apart`);
       return;
     }
+    // What time changes is judged: a file already gone (a folder delete that took it, say) is another rule's.
+    const route = `/v1/library/assets/${encodeURIComponent(written.assetId!)}/content`;
+    const served = await c.get(route, "UPL-1", { binary: true, direct: true });
+    if (served.status !== 200 || !sameBytes(served.bytes, written.bytes)) {
+      c.skip(["UPL-1"], `that expires_at is the signature's expiry, not the file's: the file written through a ticket was not served before its signature expired (GET ${route} answered ${served.status})`);
+      return;
+    }
     if (!(await c.passTime(seconds, ["UPL-1"], what))) return;
 
     const put = await storagePut(c, ticket, exactly(ticket), png, "UPL-1");
     c.expect(put.status < 200 || put.status >= 300, "UPL-1", `a PUT with exactly the ticket's headers after its expires_at (${ticket.expires_at}) answered ${put.status}: expires_at is when the signature stops`, put);
-    const route = `/v1/library/assets/${encodeURIComponent(written.assetId!)}/content`;
     const content = await c.get(route, "UPL-1", { binary: true, direct: true });
     c.expect(
       content.status === 200 && sameBytes(content.bytes, written.bytes),
