@@ -72,7 +72,11 @@ export interface ConformanceOptions {
   viaUrl?: string;
   /** Requests to leave in every rate window: below it the suite waits for the reset (`--reserve`; its default is the option table's, `OPTION_DEFAULTS.reserve`). */
   reserve?: number;
-  /** Most seconds the suite may wait in real time in total, for rate windows and the rules that take time (`--max-wait`; default `OPTION_DEFAULTS.maxWaitSeconds`). */
+  /**
+   * Most seconds the suite may wait in total, for rate windows (their resets, waited for or
+   * moved past) and the rules that take time (what is waited in real time, not a clock
+   * moved) (`--max-wait`; default `OPTION_DEFAULTS.maxWaitSeconds`).
+   */
   maxWaitSeconds?: number;
   /** Most seconds to wait for a submitted generation to finish (`--settle-seconds`; default `OPTION_DEFAULTS.settleSeconds`). */
   settleSeconds?: number;

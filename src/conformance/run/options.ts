@@ -236,7 +236,7 @@ export const OPTIONS: readonly OptionRow[] = [
   cli("coverage", switched, { flag: "coverage", help: "add the table of statuses by operation (declared vs seen)" }),
   field("quick", switched, { flag: "quick", help: "skip the heartbeat check (it waits up to 18 s in real time)" }),
   field("reserve", count("requests"), { flag: "reserve", arg: "N", default: 5, help: "requests to leave in every rate window (default {default})" }),
-  field("maxWaitSeconds", count("seconds"), { flag: "max-wait", arg: "SECONDS", default: 120, help: "most seconds to wait in real time in total, for rate windows and the rules that take time (default {default}; a clock the suite moves is not waited for)" }),
+  field("maxWaitSeconds", count("seconds"), { flag: "max-wait", arg: "SECONDS", default: 120, help: "most seconds to wait in total, for rate windows and the rules that take time (default {default})" }),
   field("settleSeconds", count("seconds"), { flag: "settle-seconds", arg: "S", default: 300, help: "most seconds to wait for a generation to finish (default {default})" }),
   field("requestTimeoutMs", count("milliseconds"), { flag: "timeout", arg: "MS", default: 30_000, help: "per-request timeout (default {default})" }),
   field("maxAnswerBytes", positive("bytes"), {
