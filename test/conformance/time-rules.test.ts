@@ -7,6 +7,7 @@ import { runConformance, simulatorControl } from "../../src/conformance/index.ts
 import { detectSimulatorControl } from "../../src/conformance/target/control.ts";
 import { failsEach } from "./support/against.ts";
 import { TIME_DOUBLES } from "./support/doubles-time.ts";
+import { startProxy } from "./support/proxy.ts";
 import { controlOf, explain, failing, runFull, withSim } from "./support/run.ts";
 
 /** What each failure says, by the double's title. */
@@ -90,6 +91,24 @@ describe("the rules that take time", () => {
       expect((await sandbox.control.clock()).now_ms - sandboxBefore).toBeGreaterThan(7 * DAY_MS);
       // The simulator's default hub, which other clients may be using, kept its time.
       expect((await shared.clock()).now_ms).toBe(hubBefore);
+    });
+  });
+
+  it("EVT-8: a heartbeat not yet seen is waited for in real time (no clock move hastens it) only within --max-wait, else n/a with the reason", { timeout: 60_000 }, async () => {
+    await withSim({}, async (sim) => {
+      // The stream's comments taken out: the heartbeat would have to be waited for.
+      const proxy = await startProxy(sim.url, { stream: (_req, chunk) => chunk.replace(/^:[^\n]*\n\n/gm, "") });
+      try {
+        const started = Date.now();
+        const report = await runFull(sim, proxy.url, { only: ["EVT-8"], maxWaitSeconds: 2 });
+        expect(report.errors, explain(report)).toEqual([]);
+        const row = report.rows.find((r) => r.id === "EVT-8")!;
+        expect(row.verdict).toBe("n/a");
+        expect(row.reason).toMatch(/^the heartbeat's 15 s \(\+3 s\) since the stream opened takes 1\d s, more than is left of --max-wait \(2 s of 2 s\), and it runs on real time, which no clock move hastens$/);
+        expect(Date.now() - started).toBeLessThan(15_000);
+      } finally {
+        await proxy.close();
+      }
     });
   });
 

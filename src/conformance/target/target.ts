@@ -176,7 +176,25 @@ export class Target {
 
   /** Whether `seconds` can pass: a clock move, or a wait within what is left of --max-wait. */
   canLetPass(seconds: number): boolean {
-    return this.options.clockMoves || this.waitedSeconds + seconds <= this.options.maxWaitSeconds;
+    return this.options.clockMoves || this.canWait(seconds);
+  }
+
+  /** Whether `seconds` of real time fit in what is left of --max-wait. */
+  canWait(seconds: number): boolean {
+    return this.waitedSeconds + seconds <= this.options.maxWaitSeconds;
+  }
+
+  /**
+   * Waits in real time for `work`, which may take up to `seconds` (a server's own timer,
+   * which no clock move hastens: the heartbeat), counting what it took against --max-wait.
+   */
+  async waitReal<T>(seconds: number, what: string, work: Promise<T>): Promise<T> {
+    const started = Date.now();
+    try {
+      return await this.waiting(what, seconds, work);
+    } finally {
+      this.waitedSeconds += Math.ceil((Date.now() - started) / 1000);
+    }
   }
 
   /**
