@@ -11,13 +11,15 @@ import { againstNarrow as quick } from "./support/against.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { ROUTE_DOUBLES } from "./support/doubles-routes.ts";
 import { SEQUENCE_DOUBLES } from "./support/doubles-sequences.ts";
+import { TIME_DOUBLES } from "./support/doubles-time.ts";
 import { explain, failing } from "./support/run.ts";
 
 /**
- * The doubles the whole-suite tests do not run: those of the properties over every route
- * and of bugs across calls have tests of their own (properties-*.test.ts, sequences-*.test.ts).
+ * The doubles the whole-suite tests do not run: those of the properties over every route,
+ * of bugs across calls and of bugs that show once time has passed have tests of their own
+ * (properties-*.test.ts, sequences-*.test.ts, time-rules.test.ts).
  */
-const ADDED = DOUBLES.slice(17).filter((d) => !ROUTE_DOUBLES.includes(d) && !SEQUENCE_DOUBLES.includes(d));
+const ADDED = DOUBLES.slice(17).filter((d) => !ROUTE_DOUBLES.includes(d) && !SEQUENCE_DOUBLES.includes(d) && !TIME_DOUBLES.includes(d));
 
 describe("the conformance suite against the added broken servers", () => {
   it("has at least 30 broken servers, each with a title of its own, spread over the seed's areas", () => {

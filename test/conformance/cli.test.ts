@@ -82,15 +82,22 @@ describe("npm run conformance", () => {
     }
   });
 
-  it("ST-2: against the standalone simulator (--base-url) finds its control interface and runs the sequences that cancel a generation through it", async () => {
+  it("ST-2 EVT-12: against the standalone simulator (--base-url) finds its control interface, moves its clock (the 7 days of event history) and runs the sequences that cancel a generation through it", async () => {
     const sim = await startSim({ clockSpeed: 1 });
     try {
+      const before = sim.hub.clock.now();
       // PRICE-1's check prices the body the cancelled submit sends.
-      const run = await cli(["--only", "ST-2,PRICE-1", "--quick", "--allow-spend", "--json"], { HUB_BASE_URL: sim.url, HUB_API_KEY: "ghk_demo_full" });
+      const run = await cli(["--only", "ST-2,PRICE-1,EVT-12", "--quick", "--allow-spend", "--json"], { HUB_BASE_URL: sim.url, HUB_API_KEY: "ghk_demo_full" });
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stderr).toContain("exposes the simulator's control interface (/_sim/)");
-      const row = (JSON.parse(run.stdout) as { rows: { id: string; verdict: string; reason?: string }[] }).rows.find((r) => r.id === "ST-2");
-      expect(row?.verdict, row?.reason).toBe("pass");
+      expect(run.stderr).toContain("exposes the simulator's control interface (/_sim/): the suite moves its clock instead of waiting (it owns that simulator while it runs");
+      const rows = (JSON.parse(run.stdout) as { rows: { id: string; verdict: string; reason?: string }[] }).rows;
+      for (const id of ["ST-2", "EVT-12"]) {
+        const row = rows.find((r) => r.id === id);
+        expect(row?.verdict, `${id}: ${row?.reason}`).toBe("pass");
+        expect(row?.reason, id).toBeUndefined();
+      }
+      // Moved through its control interface, not waited for.
+      expect(sim.hub.clock.now() - before).toBeGreaterThan(7 * 86_400_000);
     } finally {
       await sim.close();
     }

@@ -87,7 +87,7 @@ describe("what a run keeps of large answers", () => {
       /** Sends `requests` requests (each answered with 512 KiB), judged as a run judges them; what the results then hold. */
       const kept = async (requests: number) => {
         const results = new Results();
-        const target = new Target({ baseUrl: server.url, apiKey: "ghk_x", labels: new Map(), sink: new AnswerJudge(results, false), masker: new Masker([]), staticMock: false, reserve: 0, maxWaitSeconds: 0, requestTimeoutMs: 10_000, maxAnswerBytes: MiB, wait: async () => undefined });
+        const target = new Target({ baseUrl: server.url, apiKey: "ghk_x", labels: new Map(), sink: new AnswerJudge(results, false), masker: new Masker([]), staticMock: false, reserve: 0, maxWaitSeconds: 0, requestTimeoutMs: 10_000, maxAnswerBytes: MiB, wait: async () => undefined, clockMoves: false });
         for (let i = 0; i < requests; i++) {
           const ex = await target.request({ path: `/v1/generations/gen_${i}`, rule: "GEN-1" });
           // Judged whole; kept as a prefix with the length seen.

@@ -2,11 +2,11 @@
 // the simulator's known findings), says why the others do not apply, counts its
 // requests, and writes reports CI can read.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderJson, renderJunit, renderTable, runConformance, type Report } from "../../src/conformance/index.ts";
+import { renderJson, renderJunit, renderTable, runConformance, simulatorControl, type Report } from "../../src/conformance/index.ts";
 import { seedRules } from "../../src/contract/index.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { threadOf } from "../../src/simulator/domain/support.ts";
-import { explain, failing, runFull, SIMULATOR_FINDINGS, simulatorAccessToken, startSim, withSim } from "./support/run.ts";
+import { controlOf, explain, failing, runFull, SIMULATOR_FINDINGS, simulatorAccessToken, startSim, withSim } from "./support/run.ts";
 import { DEMO_KEYS } from "../../src/conformance/run/simulator.ts";
 
 /** What a run may change on the demo account, read from the simulator's state. */
@@ -209,9 +209,13 @@ describe("the conformance suite and the caller's quota", () => {
       allowWrites: false,
       allowSpend: false,
       maxWaitSeconds: 1_000,
-      advance: async (seconds) => {
-        advanced += seconds;
-        sim.hub.clock.advance(Math.round(seconds * 1000));
+      // The simulator's own control, counting what it was asked to move.
+      control: {
+        ...simulatorControl(sim.url),
+        advanceClock: async (seconds) => {
+          advanced += seconds;
+          return (await controlOf(sim).advance(seconds)).now_ms;
+        },
       },
     });
   });

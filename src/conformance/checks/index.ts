@@ -13,6 +13,7 @@ import { routes } from "./endpoints/routes.ts";
 import { envelope, localisation } from "./errors/envelope.ts";
 import { frameworkRefusals } from "./errors/framework-refusals.ts";
 import { heartbeatEnd, heartbeatStart } from "./events/heartbeat.ts";
+import { eventRetention } from "./events/retention.ts";
 import { streamBasics, streamLimit } from "./events/stream.ts";
 import { batch, readGenerations } from "./generations/reads.ts";
 import { titleChanges } from "./generations/titles.ts";
@@ -29,6 +30,7 @@ import { oauthDocument } from "./oauth/document.ts";
 import { oauthFlow } from "./oauth/flow.ts";
 import { oauthRefusals } from "./oauth/refusals.ts";
 import { oauthToken } from "./oauth/token.ts";
+import { tokenExpiry } from "./oauth/token-expiry.ts";
 import { anotherAccountEveryRoute } from "./other-account/every-route.ts";
 import { paging } from "./paging/paging.ts";
 import { pricing } from "./pricing/estimates.ts";
@@ -43,6 +45,7 @@ import { spend } from "./submits/spend.ts";
 import { supportSend } from "./support/send.ts";
 import { supportThread } from "./support/thread.ts";
 import { uploadBetweenPages } from "./uploads/between-pages.ts";
+import { signatureExpiry } from "./uploads/signature-expiry.ts";
 import { uploads } from "./uploads/uploads.ts";
 import { type Check } from "../facts/check.ts";
 
@@ -75,6 +78,7 @@ export const CHECKS: readonly Check[] = [
   // events/
   heartbeatStart,
   heartbeatEnd,
+  eventRetention,
   streamBasics,
   streamLimit,
   // generations/
@@ -98,6 +102,7 @@ export const CHECKS: readonly Check[] = [
   oauthFlow,
   oauthToken,
   oauthDocument,
+  tokenExpiry,
   // other-account/
   anotherAccountEveryRoute,
   // paging/
@@ -122,4 +127,5 @@ export const CHECKS: readonly Check[] = [
   // uploads/
   uploads,
   uploadBetweenPages,
+  signatureExpiry,
 ];

@@ -38,11 +38,13 @@ export interface Needs {
 /**
  * When a check runs besides what its facts decide: `first`, before every other check (it
  * starts what the whole run's length covers, or stops a run that cannot go on); `last`,
- * after every other check but those `over the run` (it changes what the others rely on:
- * the run's objects, the account's generation slots); `over the run`, after every other
- * check (it judges what the whole run saw).
+ * after every other check but those below (it changes what the others rely on: the run's
+ * objects, the account's generation slots); `after time passes`, after those (it lets
+ * time pass, days of it on a clock the caller moves, and so ends what the others rely
+ * on: tokens, signatures, remembered Idempotency-Keys, event history); `over the run`,
+ * after every other check (it judges what the whole run saw).
  */
-export type When = "first" | "last" | "over the run";
+export type When = "first" | "last" | "after time passes" | "over the run";
 
 export interface Check {
   name: string;
@@ -185,6 +187,47 @@ export class CheckContext {
   /** Lets time pass on the target: moves its clock when the caller controls it, else sleeps. */
   wait(seconds: number): Promise<void> {
     return this.target.elapse(seconds);
+  }
+
+  /** Whether letting time pass moves the server's clock (the caller controls it: `control.advanceClock`) rather than sleeping. */
+  get clockMoves(): boolean {
+    return this.target.options.clockMoves;
+  }
+
+  /**
+   * Lets `seconds` pass for `rules`, which only show over time (`what` is what passes: "the
+   * 7 days of event history"): the server's clock moved when the caller controls it, else
+   * a wait within what is left of --max-wait. False, with the rules `n/a` and the reason,
+   * when the clock cannot be moved and the wait would pass --max-wait.
+   */
+  async passTime(seconds: number, rules: readonly string[], what: string): Promise<boolean> {
+    const whole = Math.max(0, Math.ceil(seconds));
+    return this.timeAllows(whole, rules, what) && this.target.letPass(whole, `for ${what}`);
+  }
+
+  /**
+   * Whether `seconds` can pass for `rules` (see `passTime`), asked before a check makes
+   * what it would wait on; false with the rules `n/a` and the reason. `realTime`: the time
+   * is the server's own timer, which a clock move does not hasten (the heartbeat).
+   */
+  timeAllows(seconds: number, rules: readonly string[], what: string, realTime = false): boolean {
+    const whole = Math.max(0, Math.ceil(seconds));
+    if (realTime ? this.target.canWait(whole) : this.target.canLetPass(whole)) return true;
+    const left = Math.max(0, this.settings.maxWaitSeconds - this.target.waitedSeconds);
+    const why = realTime ? "it runs on real time, which no clock move hastens" : "the server's clock cannot be moved (a simulator's control interface moves it)";
+    this.skip(rules, `${what} takes ${whole} s, more than is left of --max-wait (${left} s of ${this.settings.maxWaitSeconds} s), and ${why}`);
+    return false;
+  }
+
+  /**
+   * The server's time now (ms since the epoch): its clock's, when the caller controls it;
+   * else the `Date` header of `answer` (a second's precision), the server's own clock.
+   */
+  async serverTime(answer: Exchange): Promise<number | undefined> {
+    const control = this.settings.options.control;
+    if (control?.advanceClock) return control.advanceClock(0);
+    const date = Date.parse(answer.headers.get("date") ?? "");
+    return Number.isNaN(date) ? undefined : date;
   }
 
   /**

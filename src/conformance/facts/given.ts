@@ -72,7 +72,11 @@ export interface ConformanceOptions {
   viaUrl?: string;
   /** Requests to leave in every rate window: below it the suite waits for the reset (`--reserve`; its default is the option table's, `OPTION_DEFAULTS.reserve`). */
   reserve?: number;
-  /** Most seconds the suite may wait in total for rate windows (`--max-wait`; default `OPTION_DEFAULTS.maxWaitSeconds`). */
+  /**
+   * Most seconds the suite may wait in total, for rate windows (their resets, waited for or
+   * moved past) and the rules that take time (what is waited in real time, not a clock
+   * moved) (`--max-wait`; default `OPTION_DEFAULTS.maxWaitSeconds`).
+   */
   maxWaitSeconds?: number;
   /** Most seconds to wait for a submitted generation to finish (`--settle-seconds`; default `OPTION_DEFAULTS.settleSeconds`). */
   settleSeconds?: number;
@@ -101,14 +105,12 @@ export interface ConformanceOptions {
   /** Only these rule ids (or id prefixes such as `PAGE`); default all. */
   only?: string[];
   /**
-   * Moves the target's clock by that many seconds instead of sleeping (a simulator
-   * whose clock the caller controls). Without it the suite waits in real time.
-   */
-  advance?: (seconds: number) => Promise<void>;
-  /**
    * What the caller can do to the server that the seed shows no public route for (cancel
-   * and delete a generation, make and revoke a key): the sequences that need it run with
-   * it (`simulatorControl(baseUrl)` for the simulator), and are `n/a` without it.
+   * and delete a generation, make and revoke a key, move its clock): the sequences that
+   * need it run with it (`simulatorControl(baseUrl)` for the simulator), and are `n/a`
+   * without it. With `advanceClock`, the suite moves the server's clock instead of
+   * sleeping (for rate windows, generations to finish, and the rules that take time);
+   * without it, it waits in real time within `maxWaitSeconds`.
    */
   control?: ServerControl;
   /** Progress lines (verbose output). */
@@ -116,7 +118,7 @@ export interface ConformanceOptions {
   /**
    * What a long wait is for (a rate window's reset, generations to finish, the heartbeat),
    * said when it starts and every 15 s while it lasts: the CLI prints these on stderr
-   * always. Only waits in real time are said (not with `advance`).
+   * always. Only waits in real time are said (not clock moves: `control.advanceClock`).
    */
   progress?: (line: string) => void;
 }

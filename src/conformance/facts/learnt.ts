@@ -83,6 +83,8 @@ export interface Upload {
   via: "direct" | "proxy";
   /** The library asset the file became (found at the head of the asset list). */
   assetId?: string;
+  /** Its ticket's `expires_at`: when the signature stops (not the file). */
+  signatureExpiresAt?: string;
   bytes: Uint8Array;
 }
 

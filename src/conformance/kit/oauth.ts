@@ -174,15 +174,24 @@ export class Flow {
 }
 
 /**
+ * A code flow the server consents to at once, with the client given (`--oauth-client-id`)
+ * or the suite's own: with auto-consent declared and writes allowed, else undefined.
+ */
+export function consentFlow(c: CheckContext): Flow | undefined {
+  const o = c.settings.options.oauth;
+  const client = o?.clientId && o.redirectUri ? { clientId: o.clientId, redirectUri: o.redirectUri, registered: false } : c.known("oauthClient");
+  if (!o?.autoConsent || !c.settings.writes || !client) return undefined;
+  return new Flow(c, client);
+}
+
+/**
  * An access token of `scope` alone, from a new consent of the suite's OAuth client (with
  * auto-consent declared and writes allowed), and how to revoke it; undefined when the run
  * cannot have one.
  */
 export async function scopedToken(c: CheckContext, scope: string): Promise<{ token: string; label: string; revoke(): Promise<void> } | undefined> {
-  const o = c.settings.options.oauth;
-  const client = o?.clientId && o.redirectUri ? { clientId: o.clientId, redirectUri: o.redirectUri, registered: false } : c.known("oauthClient");
-  if (!o?.autoConsent || !c.settings.writes || !client) return undefined;
-  const flow = new Flow(c, client);
+  const flow = consentFlow(c);
+  if (!flow) return undefined;
   const t = await flow.exchange(await flow.code("OAUTH-10", {}, "OAUTH-10", scope), "OAUTH-12");
   if (!t) {
     await flow.cleanup();

@@ -1,6 +1,6 @@
 // Upload tickets as a client uses them: a header of the ticket, the direct PUT to storage
 // with the ticket's headers (as they are, one left out, one replaced), the completion
-// through the proxy path, the newest library assets.
+// through the proxy path, the newest library assets, a file's bytes compared.
 import { type Exchange } from "../target/exchange.ts";
 import { type CheckContext } from "../facts/check.ts";
 
@@ -42,4 +42,9 @@ export async function proxyPut(c: CheckContext, t: Ticket, contentType: string, 
 export async function assetHead(c: CheckContext, rule: string): Promise<Record<string, any>[] | undefined> {
   const ex = await c.get("/v1/library/assets?limit=10", rule);
   return ex.status === 200 && Array.isArray(ex.json?.data) ? ex.json.data : undefined;
+}
+
+/** Whether an answer's bytes are exactly the file written. */
+export function sameBytes(a: Uint8Array | undefined, b: Uint8Array): boolean {
+  return a !== undefined && a.length === b.length && a.every((x, i) => x === b[i]);
 }

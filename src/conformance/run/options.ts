@@ -234,9 +234,9 @@ export const OPTIONS: readonly OptionRow[] = [
   cli("har", text, { flag: "har", arg: "FILE", help: "also write the exchanges failures cite as a HAR 1.2 file (secrets masked)" }),
   cli("all", switched, { flag: "all", help: "list every rule in the table, n/a ones included" }),
   cli("coverage", switched, { flag: "coverage", help: "add the table of statuses by operation (declared vs seen)" }),
-  field("quick", switched, { flag: "quick", help: "skip the heartbeat check (it waits up to 18 s)" }),
+  field("quick", switched, { flag: "quick", help: "skip the heartbeat check (it waits up to 18 s in real time)" }),
   field("reserve", count("requests"), { flag: "reserve", arg: "N", default: 5, help: "requests to leave in every rate window (default {default})" }),
-  field("maxWaitSeconds", count("seconds"), { flag: "max-wait", arg: "SECONDS", default: 120, help: "most seconds to wait for rate windows in total (default {default})" }),
+  field("maxWaitSeconds", count("seconds"), { flag: "max-wait", arg: "SECONDS", default: 120, help: "most seconds to wait in total, for rate windows and the rules that take time (default {default})" }),
   field("settleSeconds", count("seconds"), { flag: "settle-seconds", arg: "S", default: 300, help: "most seconds to wait for a generation to finish (default {default})" }),
   field("requestTimeoutMs", count("milliseconds"), { flag: "timeout", arg: "MS", default: 30_000, help: "per-request timeout (default {default})" }),
   field("maxAnswerBytes", positive("bytes"), {

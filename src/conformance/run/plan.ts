@@ -1,7 +1,7 @@
 // The order of a run, from the checks' declarations alone (facts/check.ts): no list is kept
 // in order by hand. A check runs after the checks that provide the facts it needs or uses,
-// and after every other check that uses a fact it alters; `when` puts it first, last or
-// over the run; among the checks ready to run, one that
+// and after every other check of its phase or an earlier one that uses a fact it alters; `when` puts it first, last,
+// after time passes (days of it, on a clock the caller moves) or over the run; among the checks ready to run, one that
 // changes nothing goes before one that writes, which goes before one that spends (each sees
 // the account as little changed by the run as its facts allow), and then by name. The same
 // checks give the same order, whatever order the registry lists them in. With `--only`, the
@@ -11,7 +11,7 @@ import type { Check, When } from "../facts/check.ts";
 import { FACTS, type AnyFact } from "../facts/learnt.ts";
 import { onlyMatches } from "../judge/results.ts";
 
-const PHASES: readonly (When | "main")[] = ["first", "main", "last", "over the run"];
+const PHASES: readonly (When | "main")[] = ["first", "main", "last", "after time passes", "over the run"];
 
 const phaseOf = (c: Check) => PHASES.indexOf(c.when ?? "main");
 const workOf = (c: Check) => (c.needs?.spend ? 2 : c.needs?.writes ? 1 : 0);
@@ -28,12 +28,16 @@ export function providersOf(checks: readonly Check[]): Map<AnyFact, Check[]> {
   return out;
 }
 
-/** The checks `check` runs after: the providers of what it waits for, and the other users of what it alters. */
+/**
+ * The checks `check` runs after: the providers of what it waits for, and the other users of
+ * what it alters (those of its phase or an earlier one: a check of a later phase takes the
+ * fact as the alterer left it, a file moved, say, when days have passed).
+ */
 function before(check: Check, runs: ReadonlySet<Check>, providers: ReadonlyMap<AnyFact, Check[]>): { check: Check; fact: AnyFact }[] {
   const out: { check: Check; fact: AnyFact }[] = [];
   for (const fact of waitsFor(check)) for (const p of providers.get(fact)!) if (p !== check && runs.has(p)) out.push({ check: p, fact });
   for (const fact of check.alters ?? []) {
-    for (const user of runs) if (user !== check && waitsFor(user).includes(fact) && !(user.alters ?? []).includes(fact)) out.push({ check: user, fact });
+    for (const user of runs) if (user !== check && waitsFor(user).includes(fact) && !(user.alters ?? []).includes(fact) && phaseOf(user) <= phaseOf(check)) out.push({ check: user, fact });
   }
   return out;
 }

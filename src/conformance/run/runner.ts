@@ -112,6 +112,7 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
   const watches = r.staticMock ? [] : INVARIANTS.map((invariant) => invariant.watch());
   // Every exchange and frame of the run goes to these, in this order (a trace recorder joins here: issue 24).
   const sink = sinks(prism, judge, ...watches, ...(extras.trace ? [extras.trace] : []));
+  const clockMoves = typeof options.control?.advanceClock === "function";
   const target = new Target({
     baseUrl: r.baseUrl,
     viaUrl: options.viaUrl,
@@ -124,9 +125,11 @@ async function run(options: ConformanceOptions, extras: RunExtras, masker: Maske
     maxWaitSeconds: r.maxWaitSeconds,
     requestTimeoutMs: r.requestTimeoutMs,
     maxAnswerBytes: r.maxAnswerBytes,
-    wait: (s) => (options.advance ? options.advance(s) : new Promise((res) => setTimeout(res, s * 1000))),
+    // A clock the caller controls is moved (the suite owns it while it runs); else time is slept.
+    wait: (s) => (clockMoves ? options.control!.advanceClock!(s).then(() => undefined) : new Promise((res) => setTimeout(res, s * 1000))),
+    clockMoves,
     log: options.log,
-    progress: options.advance ? undefined : options.progress,
+    progress: clockMoves ? undefined : options.progress,
   });
   const facts = new FactStore();
   const ctx = new CheckContext(r, target, results, judge.seen, facts);

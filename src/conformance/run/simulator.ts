@@ -64,8 +64,8 @@ export async function simulatorSession(control: HubControl, origin: string, acco
 /**
  * What a run against the simulator at `sim` is given besides its address: the demo keys of
  * every role, two keys with fewer scopes, a site session, OAuth auto-consent declared (and
- * turned on), a published client ID metadata document, writes and spending allowed, its
- * clock moved instead of waited for, and its control interface.
+ * turned on), a published client ID metadata document, writes and spending allowed, and
+ * its control interface (its clock moved instead of waited for).
  */
 export async function simulatorOptions(sim: RunningSimulator): Promise<Omit<ConformanceOptions, "baseUrl">> {
   const control = HubControl.overHttp(sim.url);
@@ -83,10 +83,7 @@ export async function simulatorOptions(sim: RunningSimulator): Promise<Omit<Conf
     oauth: { autoConsent: true, clientDocument: await simulatorClientDocument(control) },
     allowWrites: true,
     allowSpend: true,
-    advance: async (seconds) => {
-      sim.hub.clock.advance(Math.round(seconds * 1000));
-      sim.hub.recheckStreams();
-    },
+    // Its clock moved through the control interface instead of waited for (advanceClock).
     control: simulatorControl(sim.url),
   };
 }

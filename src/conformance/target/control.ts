@@ -1,11 +1,14 @@
 // What a caller that controls the server can do that the seed shows no public route for:
 // cancel or delete a generation ("The path and method of the cancel/delete operation for a
-// generation: not shown"), and make and revoke an API key (the user does it in the
-// account settings). With it, the suite holds what the seed says follows (one event, then
-// 404 on every route; a revoked key refused everywhere and its stream ended). A test
-// deployment can pass its own `ServerControl`; the simulator's is its control interface
-// (`/_sim/`) through its typed client, `HubControl`, the only way the suite reaches it. The
-// checks call `control`, never `/_sim/`; without it those sequences are `n/a`.
+// generation: not shown"), make and revoke an API key (the user does it in the account
+// settings), and move the server's clock. With it, the suite holds what the seed says
+// follows (one event, then 404 on every route; a revoked key refused everywhere and its
+// stream ended), and checks the rules that take time (a ticket's signature expiring, the
+// event history's 7 days) by moving the clock instead of waiting. A test deployment can
+// pass its own `ServerControl`; the simulator's is its control interface (`/_sim/`)
+// through its typed client, `HubControl`, the only way the suite reaches it. The checks
+// call `control`, never `/_sim/`; without it those sequences are `n/a`, and time is waited
+// for in real time (within `--max-wait`).
 import { HubControl } from "../../simulator/msw/control.ts";
 
 export interface ServerControl {
@@ -17,6 +20,13 @@ export interface ServerControl {
   newKey?(): Promise<string>;
   /** Revokes an API key (as its user would in the account settings). */
   revokeKey?(key: string): Promise<void>;
+  /**
+   * Moves the server's clock forward by `seconds`, running what falls due on the way
+   * (generations move on, windows reset, signatures and history expire); resolves with the
+   * server's time after the move (ms since the epoch), so `advanceClock(0)` reads it. The
+   * suite then owns the clock: every other client of that server sees it jump.
+   */
+  advanceClock?(seconds: number): Promise<number>;
 }
 
 /** The simulator's control interface at `base` as a `ServerControl` for the demo account (or `accountId`). */
@@ -26,6 +36,7 @@ export function simulatorControl(base: string, accountId = "acc_demo", control =
     deleteGeneration: async (id) => void (await control.deleteGeneration(id)),
     newKey: async () => (await control.createKey({ account_id: accountId, purpose: "conformance: a key revoked during the run" })).secret,
     revokeKey: async (key) => void (await control.revokeKey(key)),
+    advanceClock: async (seconds) => (await control.advance(seconds)).now_ms,
   };
 }
 

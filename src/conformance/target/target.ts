@@ -35,6 +35,8 @@ export interface TargetOptions {
   /** Most bytes of one answer read (of one frame of a stream); beyond, `AnswerTooLarge`. */
   maxAnswerBytes: number;
   wait: (seconds: number) => Promise<void>;
+  /** `wait` moves the server's clock (the caller controls it) rather than sleeping: time costs nothing of --max-wait. */
+  clockMoves: boolean;
   log?: (line: string) => void;
   /** Says what a long wait in real time is for (absent when waits are not in real time). */
   progress?: (line: string) => void;
@@ -170,6 +172,42 @@ export class Target {
   async elapse(seconds: number): Promise<void> {
     this.elapsedSeconds += seconds;
     await this.options.wait(seconds);
+  }
+
+  /** Whether `seconds` can pass: a clock move, or a wait within what is left of --max-wait. */
+  canLetPass(seconds: number): boolean {
+    return this.options.clockMoves || this.canWait(seconds);
+  }
+
+  /** Whether `seconds` of real time fit in what is left of --max-wait. */
+  canWait(seconds: number): boolean {
+    return this.waitedSeconds + seconds <= this.options.maxWaitSeconds;
+  }
+
+  /**
+   * Waits in real time for `work`, which may take up to `seconds` (a server's own timer,
+   * which no clock move hastens: the heartbeat), counting what it took against --max-wait.
+   */
+  async waitReal<T>(seconds: number, what: string, work: Promise<T>): Promise<T> {
+    const started = Date.now();
+    try {
+      return await this.waiting(what, seconds, work);
+    } finally {
+      this.waitedSeconds += Math.ceil((Date.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * Lets `seconds` pass for a rule that only shows over time (`what` it is for): the
+   * server's clock moved when the caller controls it; else a wait in real time within what
+   * is left of --max-wait, counted there as the rate windows' waits are. False, having
+   * waited nothing, when that is not enough.
+   */
+  async letPass(seconds: number, what: string): Promise<boolean> {
+    if (!this.canLetPass(seconds)) return false;
+    if (!this.options.clockMoves) this.waitedSeconds += seconds;
+    await this.waiting(`${seconds} s ${what} (${this.waitedSeconds} s of --max-wait ${this.options.maxWaitSeconds} s)`, seconds, this.elapse(seconds));
+    return true;
   }
 
   /** The one way a request goes: throttled, counted, masked, sent, read within the limit, handed to the sink. */

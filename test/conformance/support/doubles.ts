@@ -9,6 +9,7 @@ import { clampsKnowledgeLimit, coercesTypes, crashesOnNullBody, crashesOnUnknown
 import { bodyRewrite, editJson, framesKept, pathOnly, queryRewrite, statusRewrite, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 import { ROUTE_DOUBLES } from "./doubles-routes.ts";
 import { SEQUENCE_DOUBLES } from "./doubles-sequences.ts";
+import { TIME_DOUBLES } from "./doubles-time.ts";
 
 export interface Double {
   /** The rule the double breaks. */
@@ -737,4 +738,6 @@ export const DOUBLES: Double[] = [
   ...ROUTE_DOUBLES,
   // ---- Bugs across calls (doubles-sequences.ts) -------------------------------------------
   ...SEQUENCE_DOUBLES,
+  // ---- Bugs that show once time has passed (doubles-time.ts) ------------------------------
+  ...TIME_DOUBLES,
 ];

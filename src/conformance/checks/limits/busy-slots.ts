@@ -74,7 +74,7 @@ export const busySlots: Check = {
 
 /** On a clock the caller moves, the generations that filled the slots are let finish (elsewhere they finish on their own). */
 async function letFinish(c: CheckContext, ids: string[]): Promise<void> {
-  if (!c.settings.options.advance || ids.length === 0) return;
+  if (!c.clockMoves || ids.length === 0) return;
   for (let waited = 0; waited <= c.settings.settleSeconds; waited += 10) {
     await c.wait(10);
     const ex = await c.post("/v1/generations/status", { ids }, "LIM-5");

@@ -188,9 +188,9 @@ async function statusesOnStream(c: CheckContext, s: EventStream | undefined, id:
     if (typeof status === "string" && read.at(-1) !== status) read.push(status);
     if (FINAL.has(String(status)) && (await s.until(done, 3_000))) break;
     // One second at a time on a clock the caller moves; growing pauses in real time.
-    const pause = c.settings.options.advance ? 1 : Math.min(5, 0.5 * (step + 1));
+    const pause = c.clockMoves ? 1 : Math.min(5, 0.5 * (step + 1));
     await c.wait(pause);
-    waited = c.settings.options.advance ? waited + pause : (Date.now() - started) / 1000;
+    waited = c.clockMoves ? waited + pause : (Date.now() - started) / 1000;
   }
   const frames = framesOf(s, id);
   const streamed = frames.map((f) => String(f.data?.status));

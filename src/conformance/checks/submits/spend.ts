@@ -27,7 +27,7 @@ function key(): string {
 /** Waits (moving the clock when the caller controls it) until every id has a final status on the stream. */
 async function settle(c: CheckContext, s: EventStream, ids: string[]): Promise<boolean> {
   const done = () => ids.every((id) => framesOf(s, id).some((f) => FINAL.has(f.data?.status)));
-  if (c.settings.options.advance) {
+  if (c.clockMoves) {
     for (let t = 0; t <= c.settings.settleSeconds; t += STEP_SECONDS) {
       if (await s.until(done, 50)) return true;
       await c.wait(STEP_SECONDS);
