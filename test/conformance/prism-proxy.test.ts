@@ -48,7 +48,7 @@ describe("the conformance suite through prism proxy", () => {
     sim.hub.reset();
     double.use(DOUBLES.find((d) => d.rule === "SUB-1")!.make(sim));
     const report = await runFull(sim, double.url, { viaUrl: prism.url }, { prism: true });
-    expect(failing(report)).toEqual([...new Set(["SUB-1", ...SIMULATOR_FINDINGS])].sort());
+    expect(failing(report), explain(report)).toEqual([...new Set(["SUB-1", ...SIMULATOR_FINDINGS])].sort());
     const found = report.prism!.findings.filter((f) => f.location[0] === "response");
     expect(found.length).toBeGreaterThan(0);
     expect(found.every((f) => f.request.startsWith("POST /v1/generations -> 201")), JSON.stringify(found)).toBe(true);

@@ -112,5 +112,15 @@ describe("the rules that take time", () => {
     });
   });
 
+  it("OAUTH-6: a run against a simulator whose clock an earlier run moved days ahead judges its times by the server's clock, not this machine's", { timeout: 60_000 }, async () => {
+    await withSim({}, async (sim) => {
+      await controlOf(sim).advance(8 * 86_400);
+      const report = await runFull(sim, sim.url, { quick: true, only: ["OAUTH-6"] });
+      expect(report.errors, explain(report)).toEqual([]);
+      expect(failing(report), explain(report)).toEqual([]);
+      expect(report.rows.find((r) => r.id === "OAUTH-6")!.verdict).toBe("pass");
+    });
+  });
+
   failsEach(TIME_DOUBLES, SAYS);
 });
