@@ -5,7 +5,8 @@
 // those rules (`only`, with the checks that make what they probe); a bug only generated
 // inputs meet is run with them, for its operations, and is not found without them.
 // bench/conformance.ts runs the whole suite against every double, without and with
-// generated inputs.
+// generated inputs. About 32 s on this machine in a CI rehearsal: 32 narrowed runs, each
+// with a simulator of its own, the generated ones sending a few hundred requests.
 import { describe, expect, it } from "vitest";
 import { againstNarrow as quick } from "./support/against.ts";
 import { DOUBLES } from "./support/doubles.ts";
