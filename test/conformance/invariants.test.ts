@@ -119,7 +119,10 @@ describe("the invariants over the whole trace", () => {
     w.exchange(sent("POST", "/v1/generations", { duration: 5, model: "m", type: "video", prompt: "b" }, { id: "gen_a", status: "QUEUED" }), how);
     w.exchange(sent("POST", "/v1/generations", { type: "video", model: "m", prompt: "c", duration: 10 }, { id: "gen_b", status: "QUEUED" }), how);
     w.exchange(sent("POST", "/v1/generations", { type: "video", model: "m", prompt: "d", duration: 5 }, { id: "gen_c", status: "QUEUED" }, "another key"), how);
-    w.exchange(ledger([{ amount_cc: -500, generation_id: "gen_a" }, { amount_cc: -900, generation_id: "gen_b" }, { amount_cc: -900, generation_id: "gen_c" }]), how);
+    // Nested fields are part of the body: another duration inside multi_prompt is another body.
+    w.exchange(sent("POST", "/v1/pricing/estimate", { type: "video", model: "m", multi_prompt: [{ index: 1, prompt: "a", duration: 2 }] }, { price_cc: 200 }), how);
+    w.exchange(sent("POST", "/v1/generations", { type: "video", model: "m", multi_prompt: [{ index: 1, prompt: "a", duration: 9 }] }, { id: "gen_m", status: "QUEUED" }), how);
+    w.exchange(ledger([{ amount_cc: -500, generation_id: "gen_a" }, { amount_cc: -900, generation_id: "gen_b" }, { amount_cc: -900, generation_id: "gen_c" }, { amount_cc: -900, generation_id: "gen_m" }]), how);
     expect(w.findings()).toEqual([{ rule: "PRICE-1", held: true }]);
     w.exchange(sent("POST", "/v1/generations", { type: "video", model: "m", prompt: "e", duration: 5 }, { id: "gen_d", status: "QUEUED" }), how);
     w.exchange(ledger([{ amount_cc: 100, generation_id: "gen_d" }, { amount_cc: -300, generation_id: "gen_d" }, { amount_cc: -201, generation_id: "gen_d" }]), how);

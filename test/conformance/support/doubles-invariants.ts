@@ -139,7 +139,7 @@ function laterChargesAboveEstimate(): Rewrite {
   const prices = new Map<string, number>();
   const withoutPrompt = (body: Buffer) => {
     const { prompt: _prompt, ...rest } = JSON.parse(body.toString() || "{}");
-    return JSON.stringify(rest, Object.keys(rest).sort());
+    return JSON.stringify(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)));
   };
   /** Generations of the main account whose body was priced, in order, each with its price. */
   const priced = new Map<string, number>();

@@ -10,6 +10,7 @@
 import type { Cited, Exchange } from "../../target/exchange.ts";
 import { succeeded } from "../../target/exchange.ts";
 import { broke, held } from "../answer-checks/check.ts";
+import { canonical } from "./bodies.ts";
 import { citedLater, type Invariant, type InvariantFinding, type InvariantWatch } from "./invariant.ts";
 import { Remembered } from "./remembered.ts";
 
@@ -29,7 +30,7 @@ function bodyKey(ex: Exchange): string | undefined {
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
   const { prompt: _prompt, ...rest } = parsed as Record<string, unknown>;
-  return `${ex.label} ${JSON.stringify(rest, Object.keys(rest).sort())}`;
+  return `${ex.label} ${canonical(rest)}`;
 }
 
 const route = (ex: Exchange) => `${ex.method} ${ex.path.split("?")[0]}`;

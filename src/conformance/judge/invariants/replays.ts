@@ -10,6 +10,7 @@ import type { Exchange } from "../../target/exchange.ts";
 import { succeeded } from "../../target/exchange.ts";
 import { broke, held } from "../answer-checks/check.ts";
 import { citedLater, type Invariant, type InvariantFinding, type InvariantWatch } from "./invariant.ts";
+import { canonical } from "./bodies.ts";
 import { Remembered, resetsState } from "./remembered.ts";
 
 /** Replay keys remembered (the oldest forgotten beyond it). */
@@ -31,18 +32,6 @@ interface Replayable {
 }
 
 const text = (v: unknown) => (typeof v === "string" ? v : undefined);
-
-/** A JSON value with its object keys in order: two bodies are the same request whatever order they name their fields in. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
 
 const REPLAYABLE: readonly Replayable[] = [
   {
