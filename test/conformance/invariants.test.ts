@@ -177,6 +177,52 @@ describe("the invariants over the whole trace", () => {
     ]);
   });
 
+  it("LIM-1: a key's default window going down by more than the key's requests between two answers is a finding; a reset, another policy, an OAuth token or a key that never asked whoami is not judged", () => {
+    const w = invariant("a key's window is spent by its own requests").watch();
+    let now = Date.parse("2026-11-28T12:00:00Z");
+    /** An answer to `token` sent at `at` (ms after the start), taking `ms`, with its window. */
+    const read = (token: string, at: number, window?: string, ms = 5, path = "/v1/me", json: unknown = {}, scheme = "Bearer") => {
+      const ex = answer("GET", path, json, "main", { Authorization: `${scheme} ${token}` });
+      ex.record.startedAt = new Date(now + at).toISOString();
+      ex.record.ms = ms;
+      if (window) ex.headers.set("ratelimit", window);
+      return ex;
+    };
+    const how = { rule: "LIM-1", bare: false, elapsedSeconds: 0 };
+    w.exchange(read("key_a", 0, undefined, 5, "/v1/whoami", { channel: "api_key" }), how);
+    w.exchange(read("key_b", 1, undefined, 5, "/v1/whoami", { channel: "api_key" }), how);
+    w.exchange(read("tok_o", 2, undefined, 5, "/v1/whoami", { channel: "oauth" }), how);
+    // key_a: 100, a refusal without the pair (it may have been counted), then 98: held.
+    w.exchange(read("key_a", 10, '"default";r=100;t=50'), how);
+    w.exchange(read("key_a", 20), how);
+    w.exchange(read("key_a", 30, '"default";r=98;t=50'), how);
+    // A request in flight across the pair, answered after it: counted with it.
+    w.exchange(read("key_a", 40, '"default";r=97;t=49'), how);
+    w.exchange(read("key_a", 50, '"default";r=95;t=49', 5), how);
+    w.exchange(read("key_a", 45, undefined, 20), how);
+    // Another policy, a reset (the remainder higher), an OAuth token, a key that never asked: not judged.
+    w.exchange(read("key_a", 60, '"account";r=10;t=49'), how);
+    w.exchange(read("key_a", 70, '"default";r=300;t=60'), how);
+    w.exchange(read("tok_o", 80, '"default";r=100;t=50'), how);
+    w.exchange(read("tok_o", 90, '"default";r=90;t=50'), how);
+    w.exchange(read("key_c", 80, '"default";r=100;t=50'), how);
+    w.exchange(read("key_c", 90, '"default";r=90;t=50'), how);
+    // More time passed than the window had left: a reset between.
+    w.exchange(read("key_b", 100, '"default";r=100;t=1'), how);
+    w.exchange(read("key_b", 1_200, '"default";r=50;t=5'), how);
+    expect(w.findings()).toEqual([{ rule: "LIM-1", held: true }]);
+    // key_b (Bearer or bearer: one key) goes down by 3 with one request of its own between.
+    now += 10_000;
+    w.exchange(read("key_b", 0, '"default";r=40;t=50'), how);
+    w.exchange(read("key_b", 10), how);
+    w.exchange(read("key_b", 20, '"default";r=37;t=49', 5, "/v1/me", {}, "bearer"), how);
+    const found = w.findings();
+    expect(found.map((f) => (f.held ? "held" : f.message))).toEqual([expect.stringMatching(/^the key's default window went down by 3 between two of its answers \(r=40, then r=37 0\.0 s later, the same window\), but only 2 request\(s\) of that key may have been counted/)]);
+    expect(found[0]!.cite?.steps?.map((s) => s.step)).toEqual(["r=40", "r=37"]);
+    // Neither the token nor its digest is in the finding.
+    expect(JSON.stringify(found)).not.toMatch(/key_b/);
+  });
+
   for (const d of INVARIANT_DOUBLES) {
     // Concurrent: each has a simulator of its own, and the file stays quick.
     it.concurrent(`${d.rule}: the default run fails a server that ${d.title}, by the invariant "${d.invariant}"`, { timeout: 90_000 }, async () => {

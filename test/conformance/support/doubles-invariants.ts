@@ -2,7 +2,7 @@
 // the bug shows across answers (a record read in two places, a stream across its life),
 // where no probe was written for it. Each names the invariant that must find it.
 import type { Double } from "./doubles.ts";
-import { editJson, pathOnly, type Rewrite } from "./proxy.ts";
+import { editJson, pathOnly, type ProxiedAnswer, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 
 export type InvariantDouble = Double & {
   /** The invariant that finds it (its name). */
@@ -159,6 +159,46 @@ function laterChargesAboveEstimate(): Rewrite {
   };
 }
 
+/**
+ * A key's `default` window also spent by what `extra` charges for an answer or a chunk of
+ * an event stream: the remainder every later answer of that key shows (and the answer that
+ * charged) is lower by what was charged since the window last started anew.
+ */
+function alsoSpends(extra: { answer?(req: ProxiedRequest, a: ProxiedAnswer): number; stream?(chunk: string): number }): Rewrite {
+  const keys = new Map<string, { upstream: number; charged: number }>();
+  const charge = (req: ProxiedRequest, n: number) => {
+    const k = keys.get(String(req.headers.authorization));
+    if (k) k.charged += n;
+  };
+  return {
+    answer(req, a) {
+      charge(req, extra.answer?.(req, a) ?? 0);
+      return a;
+    },
+    head(req, headers) {
+      const m = /^"default";r=(\d+);t=(\d+)$/.exec(headers.ratelimit ?? "");
+      if (!m || req.headers.authorization === undefined) return headers;
+      const key = String(req.headers.authorization);
+      const upstream = Number(m[1]);
+      const k = keys.get(key);
+      // The window started anew: nothing charged in it yet.
+      if (!k || upstream > k.upstream) keys.set(key, { upstream, charged: 0 });
+      else k.upstream = upstream;
+      return { ...headers, ratelimit: `"default";r=${Math.max(0, upstream - keys.get(key)!.charged)};t=${m[2]}` };
+    },
+    stream(req, chunk) {
+      charge(req, extra.stream?.(chunk) ?? 0);
+      return chunk;
+    },
+  };
+}
+
+/** Each status change an event stream sends also spends one request of its key's window ("frames of an open stream cost nothing"). */
+const framesSpend = () => alsoSpends({ stream: (chunk) => chunk.match(/^event: generation\.status_changed$/gm)?.length ?? 0 });
+
+/** A refusal by a route's handler (an object not there, a conflict, a bad cursor or limit: 400, 404, 409 with the pair) is counted twice. */
+const handlerRefusalsSpendTwice = () => alsoSpends({ answer: (_req, a) => ([400, 404, 409].includes(a.status) ? 1 : 0) });
+
 export const INVARIANT_DOUBLES: InvariantDouble[] = [
   { rule: "EP-2", invariant: "a request id names one request", area: "headers", found: "default", probesMiss: true, says: /two requests got the same X-Request-Id req_generated/, title: "generates the same X-Request-Id for every request sent without one", make: () => fixedGeneratedId() },
   { rule: "ST-5", invariant: "DONE is final, wherever a generation is read", area: "stateful", found: "default", probesMiss: true, says: /was read DONE, then RUNNING .*DONE is final/, title: "lists a DONE generation as RUNNING again", make: () => listRegresses() },
@@ -168,4 +208,6 @@ export const INVARIANT_DOUBLES: InvariantDouble[] = [
   { rule: "W-8", invariant: "a generation shows only to its own account", area: "accounts", found: "default", probesMiss: true, says: /was shown to account acc_other .* and to account acc_demo .*: a generation shows only to its own account/, title: "shows the second account's newest generation in the main account's list, in place of one of its own", make: () => listLeaksAcrossAccounts() },
   { rule: "GEN-1", invariant: "a generation keeps its type wherever it is read", area: "stateful", found: "default", probesMiss: true, says: /was read as type \S+ \(.*\), then as video \(POST \/v1\/generations\/status/, title: "says video for every generation in the batch status read", make: () => batchSaysVideo() },
   { rule: "PRICE-1", invariant: "no charge exceeds the estimate of its body", area: "money", found: "default", probesMiss: true, says: /was charged \d+ cc \(its debit rows in the ledger\); the estimate of its body said \d+ cc, a ceiling/, title: "charges every generation after the run's first 1 cc above the estimate of its body", make: () => laterChargesAboveEstimate() },
+  { rule: "LIM-1", invariant: "a key's window is spent by its own requests", area: "limits", found: "default", probesMiss: true, says: /the key's default window went down by \d+ between two of its answers .*but only \d+ request\(s\) of that key may have been counted/, title: "spends one request of a key's window for each status change its event streams send", make: () => framesSpend() },
+  { rule: "LIM-1", invariant: "a key's window is spent by its own requests", area: "limits", found: "default", probesMiss: true, says: /the key's default window went down by \d+ between two of its answers .*but only \d+ request\(s\) of that key may have been counted/, title: "counts a refusal by a route's handler (400, 404, 409) twice in the key's window", make: () => handlerRefusalsSpendTwice() },
 ];

@@ -28,6 +28,8 @@ export interface Rewrite {
   intercept?(req: ProxiedRequest): ProxiedAnswer | undefined;
   /** Never answers the request (a server that hangs on it). */
   hang?(req: ProxiedRequest): boolean;
+  /** Changes the headers of every answer from upstream (an event stream's, a file's too), after `answer`. */
+  head?(req: ProxiedRequest, headers: Record<string, string>): Record<string, string>;
   /** Changes the text of an event stream, chunk by chunk (`first` for the first chunk). */
   stream?(req: ProxiedRequest, chunk: string, first: boolean): string;
 }
@@ -85,7 +87,7 @@ export async function startProxy(upstream: string, initial: Rewrite = {}): Promi
         const status = upRes.statusCode ?? 502;
         const type = String(upRes.headers["content-type"] ?? "");
         if (type.startsWith("text/event-stream")) {
-          res.writeHead(status, flat(upRes.headers));
+          res.writeHead(status, rewrite.head ? rewrite.head(r, flat(upRes.headers)) : flat(upRes.headers));
           res.flushHeaders();
           let first = true;
           upRes.on("data", (c: Buffer) => {
@@ -105,6 +107,7 @@ export async function startProxy(upstream: string, initial: Rewrite = {}): Promi
           const textual = /json|text/.test(type) || raw.length === 0;
           let answer: ProxiedAnswer = { status, headers: flat(upRes.headers), body: textual ? raw.toString("utf8") : "" };
           if (textual && rewrite.answer) answer = rewrite.answer(r, answer);
+          if (rewrite.head) answer = { ...answer, headers: rewrite.head(r, answer.headers) };
           const payload = textual ? Buffer.from(answer.body, "utf8") : raw;
           res.writeHead(answer.status, { ...answer.headers, "content-length": payload.length });
           res.end(payload);

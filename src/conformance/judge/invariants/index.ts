@@ -11,6 +11,7 @@ import { doneIsFinal } from "./done-is-final.ts";
 import { eventIds } from "./event-ids.ts";
 import { generationType } from "./generation-type.ts";
 import type { Invariant } from "./invariant.ts";
+import { keyWindow } from "./key-window.ts";
 import { ownGenerations } from "./own-generations.ts";
 import { pages } from "./pages.ts";
 import { replays } from "./replays.ts";
@@ -19,4 +20,4 @@ import { requestIds } from "./request-ids.ts";
 export type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
 
 /** Every invariant, in one registry (the answer checks' is ANSWER_CHECKS). */
-export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds, replays, pages, ownGenerations, generationType, chargeWithinEstimate];
+export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds, replays, pages, ownGenerations, generationType, chargeWithinEstimate, keyWindow];
