@@ -51,7 +51,7 @@ describe("the suite's rule bookkeeping", () => {
     expect(rows.get("PAGE-2")!.verdict).toBe("pass");
     expect(rows.get("PAGE-4")).toMatchObject({ verdict: "n/a", reason: "needs records" });
     expect(rows.get("CAT-2")).toMatchObject({ verdict: "n/a", reason: expect.stringMatching(/not observable/) });
-    expect(rows.get("ST-4")!.reason).toMatch(/^not checked: a late provider result cannot be caused by a client/);
+    expect(rows.get("OAUTH-9")!.reason).toMatch(/^not checked: the consent screen needs a user in a browser/);
   });
 });
 

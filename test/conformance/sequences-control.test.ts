@@ -1,8 +1,9 @@
-// Properties across calls that need control of the server (src/conformance/sequences/
-// control.ts): the simulator's control (`simulatorControl`, as the CLI's own simulator
-// has it) cancels and deletes generations and revokes a key while it is in use. Against a
-// server with one bug only such a sequence shows (a cancellation or deletion event that
-// says the wrong thing, a cancelled generation still read, a cache of key checks), the
+// Properties across calls that need control of the server (src/conformance/checks/states/
+// controlled.ts): the simulator's control (`simulatorControl`, as the CLI's own simulator
+// has it) cancels and deletes generations, revokes a key while it is in use and makes a
+// provider's result come late. Against a server with one bug only such a sequence shows
+// (a cancellation or deletion event that says the wrong thing, a cancelled generation
+// still read, a cache of key checks, a late result without its event or its refund), the
 // default run fails exactly the rule it breaks. Each run is narrowed to its rules.
 import { describe } from "vitest";
 import { failsEach } from "./support/against.ts";
@@ -13,6 +14,8 @@ const SAYS: Record<string, RegExp> = {
   "sends a cancellation's FAILED event without deleted: true": /^the cancellation of gen_\w+ came on the stream as FAILED deleted=false; one event with status FAILED and deleted: true$/,
   "sends a deletion's event with status FAILED instead of the generation's own": /^the deletion of gen_\w+ came on the stream as FAILED deleted=true; one event with status DONE and deleted: true$/,
   "still reads a cancelled generation by its id": /^gone after its cancellation: readGeneration \(GET \/v1\/generations\/\{id\}\) \(link ReadFirstListed\) after its cancellation answered 200: the gone object gen_\w+ was acted on; it answers 404 not_found$/,
+  "reads a generation DONE by a late result without refunded": /^after its late result, gen_\w+ read 200 DONE with \d+ output_urls and no refunded; DONE, with output_urls and refunded$/,
+  "sends no event when a late result turns a FAILED generation DONE": /^the generation gen_\w+ whose result came late showed on the stream as [A-Z_, ]*FAILED; a FAILED event, then a separate DONE event$/,
   "caches key checks: a key once accepted keeps working after it is revoked": /^a key revoked while in use: listGenerations \(GET \/v1\/generations\) with a key revoked during the run answered 200: served; expected 401 api_key_revoked$/,
 };
 

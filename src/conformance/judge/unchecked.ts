@@ -7,7 +7,6 @@
 export const UNCHECKED: Readonly<Record<string, string>> = {
   "W-12": "that payments, card data and provider identifiers are never published cannot be established by sampling answers",
   "GEN-8": "the name of the title field is not shown in the seed",
-  "ST-4": "a late provider result cannot be caused by a client",
   "GEN-6": "a client cannot cause a refund (a record that carries `refunded` is still checked against the schema)",
   "EP-5": "a gap of the seed: there is nothing to observe",
   "OAUTH-9": "the consent screen needs a user in a browser",

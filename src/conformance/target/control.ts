@@ -1,7 +1,7 @@
 // What a caller that controls the server can do that the seed shows no public route for:
 // cancel or delete a generation ("The path and method of the cancel/delete operation for a
-// generation: not shown"), make and revoke an API key (the user does it in the account
-// settings), and move the server's clock. With it, the suite holds what the seed says
+// generation: not shown"), make a provider's result come late (no client can), make and
+// revoke an API key (the user does it in the account settings), and move the server's clock. With it, the suite holds what the seed says
 // follows (one event, then 404 on every route; a revoked key refused everywhere and its
 // stream ended), and checks the rules that take time (a ticket's signature expiring, the
 // event history's 7 days) by moving the clock instead of waiting. A test deployment can
@@ -16,6 +16,11 @@ export interface ServerControl {
   cancelGeneration?(id: string): Promise<void>;
   /** Deletes a finished generation of the main account. */
   deleteGeneration?(id: string): Promise<void>;
+  /**
+   * Makes the provider's result for a generation of the main account come late: its
+   * attempt is closed as `FAILED`, then the result comes and it turns `DONE` (ST-4).
+   */
+  lateResult?(id: string): Promise<void>;
   /** A new API key of the main account with every scope. */
   newKey?(): Promise<string>;
   /** Revokes an API key (as its user would in the account settings). */
@@ -34,6 +39,7 @@ export function simulatorControl(base: string, accountId = "acc_demo", control =
   return {
     cancelGeneration: async (id) => void (await control.cancelGeneration(id)),
     deleteGeneration: async (id) => void (await control.deleteGeneration(id)),
+    lateResult: async (id) => void (await control.forceOutcome(id, "late")),
     newKey: async () => (await control.createKey({ account_id: accountId, purpose: "conformance: a key revoked during the run" })).secret,
     revokeKey: async (key) => void (await control.revokeKey(key)),
     advanceClock: async (seconds) => (await control.advance(seconds)).now_ms,

@@ -147,7 +147,7 @@ function tokenCache(sim: RunningSimulator): Rewrite {
  * (sequences-state.test.ts): four files, so that each stays quick.
  */
 export const SPENDING_RULES: readonly string[] = ["SUB-2", "LIM-5", "W-8", "PRICE-1", "PRICE-4", "EVT-12", "LIM-1", "BILL-1", "GEN-10"];
-export const CONTROL_RULES: readonly string[] = ["ST-2", "ST-3", "GEN-9", "AUTH-7"];
+export const CONTROL_RULES: readonly string[] = ["ST-2", "ST-3", "GEN-9", "AUTH-7", "ST-4"];
 export const STREAM_RULES: readonly string[] = ["EVT-10", "EVT-11", "ST-6", "ACC-2", "OAUTH-13"];
 
 export const SEQUENCE_DOUBLES: Double[] = [
@@ -479,6 +479,44 @@ export const SEQUENCE_DOUBLES: Double[] = [
         return chunk.replace(/"status":"DONE"([^\n]*"deleted":true)/g, '"status":"FAILED"$1');
       },
     }),
+  },
+  {
+    rule: "ST-4",
+    area: "stateful",
+    found: "default",
+    with: ["PRICE-1"],
+    title: "reads a generation DONE by a late result without refunded",
+    make: () => ({
+      answer(req, a) {
+        if (req.method !== "GET" || !/^\/v1\/generations\/[^/]+$/.test(pathOnly(req))) return a;
+        return editJson(a, ({ refunded: _refunded, ...g }) => (g.status === "DONE" ? g : { ...g, refunded: _refunded }));
+      },
+    }),
+  },
+  {
+    rule: "ST-4",
+    area: "events",
+    found: "default",
+    with: ["PRICE-1"],
+    title: "sends no event when a late result turns a FAILED generation DONE",
+    make() {
+      const failed = new WeakMap<ProxiedRequest, Set<string>>();
+      return {
+        stream(req, chunk) {
+          const ids = failed.get(req) ?? new Set<string>();
+          failed.set(req, ids);
+          return chunk
+            .split("\n\n")
+            .filter((frame) => {
+              const id = /"id":"(gen_\w+)"/.exec(frame)?.[1];
+              if (!id || !/^event: generation\.status_changed$/m.test(frame)) return true;
+              if (/"status":"FAILED"/.test(frame)) ids.add(id);
+              return !(ids.has(id) && /"status":"DONE"/.test(frame));
+            })
+            .join("\n\n");
+        },
+      };
+    },
   },
   {
     rule: "GEN-9",

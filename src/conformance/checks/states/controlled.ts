@@ -4,7 +4,9 @@
 // the list), a finished generation deleted (one event with its previous status and
 // `deleted: true`, then gone everywhere), and a key revoked while in use (its open stream
 // ends with `terminated`, and every route that takes a key refuses it with
-// `api_key_revoked`, also those it was accepted on before: no cache of key checks).
+// `api_key_revoked`, also those it was accepted on before: no cache of key checks), and a
+// provider's result that comes late (the attempt closed `FAILED`, then a separate `DONE`
+// event, and the record `DONE` with `output_urls` and `refunded`).
 import { operations, type Operation } from "../../../contract/index.ts";
 import { isUnrouted } from "../../judge/broken-rule.ts";
 import { terminated, framesOf } from "../../kit/streams.ts";
@@ -16,11 +18,14 @@ import { sweepGone } from "../../kit/gone.ts";
 import { errorCodeOf, operationLabel, type Exchange } from "../../target/exchange.ts";
 import { type Check, type CheckContext } from "../../facts/check.ts";
 
-export const CONTROL_RULES = ["ST-2", "ST-3", "GEN-9", "EVT-11", "AUTH-7", "EVT-7"];
+export const CONTROL_RULES = ["ST-2", "ST-3", "GEN-9", "EVT-11", "AUTH-7", "EVT-7", "ST-4"];
 
 const EVENT_MS = 3_000;
 const QUIET_MS = 300;
 const WHY = "(the library's `control`; the CLI's own simulator has one)";
+/** How long a late result may take to come, in steps of the server's time (moved, or waited within --max-wait). */
+const LATE_STEPS = 3;
+const LATE_STEP_SECONDS = 10;
 
 
 /** Calls the control; a refusal of the control itself is noted on `rules`, not a finding. */
@@ -49,13 +54,14 @@ function oneEvent(c: CheckContext, rule: string, s: EventStream, frames: Frame[]
 }
 
 export const controlledSequences: Check = {
-  name: "across calls: a generation cancelled, one deleted, a key revoked (with control of the server)",
+  name: "across calls: a generation cancelled, one deleted, a key revoked, a late result (with control of the server)",
   rules: CONTROL_RULES,
   needs: { uses: ["priced", "settled", ...HELD_FACTS] },
   async run(c) {
     await cancellation(c);
     await deletion(c);
     await revokedKey(c);
+    await lateResult(c);
   },
 };
 
@@ -96,6 +102,39 @@ async function deletion(c: CheckContext): Promise<void> {
     if (!(await controlled(c, ["ST-3"], `deleting ${settled.id}`, () => remove(settled.id)))) return;
     oneEvent(c, "ST-3", s, await eventsAfter(s, settled.id, 0), settled.id, settled.status, "the deletion");
     await sweepGone(c, { kind: "generations", id: settled.id, rule: "ST-3", why: "its deletion", outputs: settled.outputs });
+  } finally {
+    s?.close();
+  }
+}
+
+/** A provider's result that comes late (ST-4): the attempt closed FAILED, then a separate DONE event, and the record DONE with output_urls and refunded. */
+async function lateResult(c: CheckContext): Promise<void> {
+  const late = c.settings.options.control?.lateResult;
+  const rules = ["ST-4"];
+  if (!late) return c.skip(rules, `no late result: no client can cause one, and the run was given no control of the server that makes one ${WHY}`);
+  if (!c.settings.spend) return c.skip(rules, "no late result: it needs a generation of the run's own (--allow-spend)");
+  const body = c.known("priced")?.[0]?.body;
+  if (!body) return c.skip(rules, `no late result: no body the server prices to submit (${c.whyUnknown("priced")})`);
+  if (!c.timeAllows(LATE_STEPS * LATE_STEP_SECONDS, rules, "a late result")) return;
+  const opened = await c.target.openStream({ rule: "ST-4" }, {});
+  const s = opened.stream;
+  try {
+    const ex = await c.post("/v1/generations", { ...body, prompt: `${String(body.prompt ?? "")} (a late result, ${randomToken()})` }, "ST-4", { headers: { "idempotency-key": `conformance-late-${randomToken()}` } });
+    const id = ex.status >= 200 && ex.status < 300 && typeof ex.json?.id === "string" ? String(ex.json.id) : undefined;
+    if (!id || !s) return c.skip(rules, `no late result: the submit answered ${ex.status} ${errorCodeOf(ex.json) ?? ""}${s ? "" : ", the stream did not open"}`);
+    if (!(await controlled(c, rules, `making the result of ${id} late`, () => late(id)))) return;
+    // The server's own timing: its clock moved (or the time waited for) a step at a time.
+    const came = () => framesOf(s, id).some((f) => f.data?.status === "DONE");
+    for (let step = 0; !(await s.until(came, EVENT_MS)) && step < LATE_STEPS; step++) {
+      if (!(await c.passTime(LATE_STEP_SECONDS, rules, "a late result"))) return;
+    }
+    const statuses = framesOf(s, id).map((f) => String(f.data?.status));
+    const failed = statuses.indexOf("FAILED");
+    c.expect(failed >= 0 && statuses.indexOf("DONE", failed) > failed, "ST-4", `the generation ${id} whose result came late showed on the stream as ${statuses.join(", ") || "nothing"}; a FAILED event, then a separate DONE event`, opened.exchange);
+    const read = await c.get(`/v1/generations/${encodeURIComponent(id)}`, "ST-4");
+    const g = read.json;
+    const urls = Array.isArray(g?.output_urls) ? g.output_urls.length : undefined;
+    c.expect(read.status === 200 && g?.status === "DONE" && urls !== undefined && urls > 0 && g?.refunded !== undefined, "ST-4", `after its late result, ${id} read ${read.status} ${g?.status ?? ""} with ${urls === undefined ? "no output_urls" : `${urls} output_urls`} and ${g?.refunded === undefined ? "no refunded" : `refunded ${JSON.stringify(g.refunded)}`}; DONE, with output_urls and refunded`, read);
   } finally {
     s?.close();
   }
