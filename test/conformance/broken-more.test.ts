@@ -26,7 +26,7 @@ describe("the conformance suite against the added broken servers", () => {
   it("has at least 30 broken servers, each with a title of its own, spread over the seed's areas", () => {
     expect(DOUBLES.length).toBeGreaterThanOrEqual(30);
     expect(new Set(DOUBLES.map((d) => d.title)).size).toBe(DOUBLES.length);
-    expect(new Set(DOUBLES.map((d) => d.area))).toEqual(new Set(["headers", "paging", "idempotency", "events", "auth ladder", "uploads", "library", "support", "oauth", "envelope", "generated inputs", "stateful"]));
+    expect(new Set(DOUBLES.map((d) => d.area))).toEqual(new Set(["headers", "paging", "idempotency", "events", "auth ladder", "uploads", "library", "support", "oauth", "envelope", "generated inputs", "stateful", "limits"]));
     expect(DOUBLES.filter((x) => x.found === "generate")).not.toHaveLength(0);
     for (const d of DOUBLES.filter((x) => x.found === "generate")) expect(d.operations?.length, d.title).toBeGreaterThan(0);
   });

@@ -23,6 +23,7 @@ import { generated } from "./inputs/generated.ts";
 import { library } from "./library/library.ts";
 import { busySlots } from "./limits/busy-slots.ts";
 import { requestCosts } from "./limits/request-costs.ts";
+import { windowExceeded } from "./limits/window-exceeded.ts";
 import { windows } from "./limits/windows.ts";
 import { oauthClients } from "./oauth/clients.ts";
 import { discoveryDocuments } from "./oauth/discovery.ts";
@@ -94,6 +95,7 @@ export const CHECKS: readonly Check[] = [
   // limits/
   busySlots,
   requestCosts,
+  windowExceeded,
   windows,
   // oauth/
   discoveryDocuments,

@@ -10,7 +10,6 @@ export const UNCHECKED: Readonly<Record<string, string>> = {
   "GEN-6": "a client cannot cause a refund (a record that carries `refunded` is still checked against the schema)",
   "EP-5": "a gap of the seed: there is nothing to observe",
   "OAUTH-9": "the consent screen needs a user in a browser",
-  "LIM-4": "exceeding a window would exhaust the caller's quota (the suite waits instead)",
   "LIM-7": "it restates limits checked under PAGE-3, BATCH-1, EVT-12, EVT-8, UPL-5, SUP-3 and REP-2",
   "VER-1": "the API does not publish its interface version (the /v1 routes are checked under EP-4)",
   "VER-2": "stability across versions cannot be observed in one run",

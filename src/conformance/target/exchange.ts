@@ -62,6 +62,8 @@ export interface RequestSpec {
   headersOnly?: boolean;
   /** Do not wait and resend after a 429. */
   noRetry?: boolean;
+  /** Spend the credential's window to its end: not waited for when it is down to `--reserve` (a key of the run's own, exceeding its window on purpose). */
+  spendAll?: boolean;
   /** Not an API request (a CORS preflight): counted, not checked against the contract. */
   bare?: boolean;
   /** Never through the proxy (Prism answers a body that is not JSON itself). */

@@ -214,7 +214,7 @@ export class Target {
   async #send(spec: RequestSpec): Promise<{ ex: Exchange; open?: Received["open"] }> {
     const method = (spec.method ?? "GET").toUpperCase();
     const label = spec.label ?? this.labelOf(spec.key);
-    await this.#throttle(label);
+    if (!spec.spendAll) await this.#throttle(label);
     const { headers, sent: sentRequestId } = this.#headers(spec);
     let body: string | Uint8Array | undefined;
     if (spec.bytes !== undefined) body = spec.bytes;

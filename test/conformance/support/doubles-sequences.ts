@@ -11,7 +11,7 @@ import { stepsFrom } from "../../../src/simulator/domain/outcomes.ts";
 import type { RunningSimulator } from "../../../src/simulator/index.ts";
 import type { Double } from "./doubles.ts";
 import { jsonBody } from "./faults.ts";
-import { editJson, framesKept, pathOnly, type ProxiedRequest, type Rewrite } from "./proxy.ts";
+import { editJson, framesKept, pathOnly, type ProxiedAnswer, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 
 function keyOf(sim: RunningSimulator, req: ProxiedRequest) {
   const m = /^Bearer\s+(\S+)$/i.exec(String(req.headers.authorization ?? ""));
@@ -147,7 +147,7 @@ function tokenCache(sim: RunningSimulator): Rewrite {
  * (sequences-state.test.ts): four files, so that each stays quick.
  */
 export const SPENDING_RULES: readonly string[] = ["SUB-2", "LIM-5", "W-8", "PRICE-1", "PRICE-4", "EVT-12", "LIM-1", "BILL-1", "GEN-10"];
-export const CONTROL_RULES: readonly string[] = ["ST-2", "ST-3", "GEN-9", "AUTH-7", "ST-4"];
+export const CONTROL_RULES: readonly string[] = ["ST-2", "ST-3", "GEN-9", "AUTH-7", "ST-4", "LIM-4"];
 export const STREAM_RULES: readonly string[] = ["EVT-10", "EVT-11", "ST-6", "ACC-2", "OAUTH-13"];
 
 export const SEQUENCE_DOUBLES: Double[] = [
@@ -519,6 +519,20 @@ export const SEQUENCE_DOUBLES: Double[] = [
     },
   },
   {
+    rule: "LIM-4",
+    area: "limits",
+    found: "default",
+    title: "gives Retry-After as an HTTP date when a request window refuses",
+    make: () => requestWindowRefusal((a) => ({ ...a.headers, "retry-after": new Date(Date.now() + Number(a.headers["retry-after"] ?? 0) * 1000).toUTCString() })),
+  },
+  {
+    rule: "LIM-4",
+    area: "limits",
+    found: "default",
+    title: "says Retry-After: 0 when a request window refuses, whatever is left of the window",
+    make: () => requestWindowRefusal((a) => ({ ...a.headers, "retry-after": "0" })),
+  },
+  {
     rule: "GEN-9",
     area: "stateful",
     found: "default",
@@ -630,3 +644,12 @@ export const SEQUENCE_DOUBLES: Double[] = [
     },
   },
 ];
+
+/** A 429 of a request window (`rate_limited`, reason `request_rate`) with the headers `edit` makes. */
+function requestWindowRefusal(edit: (a: ProxiedAnswer) => Record<string, string>): Rewrite {
+  return {
+    answer(_req, a) {
+      return a.status === 429 && /"reason":"request_rate"/.test(a.body) ? { ...a, headers: edit(a) } : a;
+    },
+  };
+}
