@@ -4,8 +4,9 @@
 // provider's result come late. Against a server with one bug only such a sequence shows
 // (a cancellation or deletion event that says the wrong thing, a cancelled generation
 // still read, a cache of key checks, a late result without its event or its refund, a
-// window's Retry-After that is not whole seconds or not true), the default run fails
-// exactly the rule it breaks. Each run is narrowed to its rules.
+// window's Retry-After that is not whole seconds or not true, a refusal's pair that
+// describes another window), the default run fails exactly the rule it breaks. Each run
+// is narrowed to its rules.
 import { describe } from "vitest";
 import { failsEach } from "./support/against.ts";
 import { CONTROL_RULES, SEQUENCE_DOUBLES } from "./support/doubles-sequences.ts";
@@ -19,6 +20,7 @@ const SAYS: Record<string, RegExp> = {
   "sends no event when a late result turns a FAILED generation DONE": /^the generation gen_\w+ whose result came late showed on the stream as [A-Z_, ]*FAILED; a FAILED event, then a separate DONE event$/,
   "gives Retry-After as an HTTP date when a request window refuses": /^the request past the window's quota answered 429 with Retry-After "\w{3}, \d\d \w{3} \d{4} [\d:]+ GMT"; whole seconds$/,
   "says Retry-After: 0 when a request window refuses, whatever is left of the window": /^0 s after a 429 whose Retry-After said 0, the key was still refused; Retry-After says when it is served again$/,
+  "describes the account window, not the refusing key window, in the pair of a key window's refusal": /^the request past the default window's quota answered 429 with the pair "account" r=\d+; a refusing window describes itself: "default" with r=0$/,
   "caches key checks: a key once accepted keeps working after it is revoked": /^a key revoked while in use: listGenerations \(GET \/v1\/generations\) with a key revoked during the run answered 200: served; expected 401 api_key_revoked$/,
 };
 

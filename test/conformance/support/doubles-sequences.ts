@@ -533,6 +533,18 @@ export const SEQUENCE_DOUBLES: Double[] = [
     make: () => requestWindowRefusal((a) => ({ ...a.headers, "retry-after": "0" })),
   },
   {
+    rule: "LIM-4",
+    area: "limits",
+    found: "default",
+    title: "describes the account window, not the refusing key window, in the pair of a key window's refusal",
+    make: (sim) => ({
+      answer(req, a) {
+        const account = keyOf(sim, req)?.account_id;
+        return a.status === 429 && account && /"reason":"request_rate"/.test(a.body) && /"scope":"default"/.test(a.body) ? { ...a, headers: { ...a.headers, ...accountPair(sim, account) } } : a;
+      },
+    }),
+  },
+  {
     rule: "GEN-9",
     area: "stateful",
     found: "default",
@@ -652,4 +664,13 @@ function requestWindowRefusal(edit: (a: ProxiedAnswer) => Record<string, string>
       return a.status === 429 && /"reason":"request_rate"/.test(a.body) ? { ...a, headers: edit(a) } : a;
     },
   };
+}
+
+/** The RateLimit pair of an account's window under way: its quota, what is left, its reset. */
+function accountPair(sim: RunningSimulator, account: string): Record<string, string> {
+  const { accountQuota, windowSeconds } = sim.hub.limiter.config;
+  const w = sim.hub.limiter.spent().find((x) => x.window === "account" && x.id === account);
+  if (!w) return {};
+  const reset = Math.max(1, Math.ceil((w.start + windowSeconds * 1000 - sim.hub.clock.now()) / 1000));
+  return { ratelimit: `"account";r=${accountQuota - w.used};t=${reset}`, "ratelimit-policy": `"account";q=${accountQuota};w=${windowSeconds}` };
 }

@@ -1,7 +1,7 @@
 // Exceeding a window (LIM-4): a key the run makes (the server's control) spends its own
 // `default` window to the end, never the caller's keys. The request past it answers 429
 // `rate_limited` (reason `request_rate`) with `Retry-After` in whole seconds and the pair
-// describing the refusing window, no request past the quota is served within the window,
+// describing the refusing window (`default`, r=0), no request past the quota is served within the window,
 // and once `Retry-After` seconds have passed (the clock moved when the suite owns it, else
 // waited within --max-wait) the key is served again. Its requests count in the account's
 // window as well: it runs after time passes, when the rest of the run is done.
@@ -50,18 +50,31 @@ async function exceed(c: CheckContext, key: string): Promise<void> {
     if (ex.status === 429) refused = ex;
     else if (ex.status !== 200) return c.fail(RULE, `a request of the key made for the run answered ${ex.status} ${errorCodeOf(ex.json) ?? ""} while its window was spent`, ex);
     else if (servedPastQuota(before, ex)) return c.fail(RULE, `the window said r=0, and the next request within it was served (${ex.headers.get("ratelimit")}): a request past the quota is refused`, ex);
-    before = ex;
+    if (!refused) before = ex;
   }
   if (!refused) return c.fail(RULE, `${MOST_SPENT + 1} requests of one key (its window said ${start.remaining} left) and none was refused`, before);
   const code = errorCodeOf(refused.json);
   const details: unknown[] = Array.isArray(refused.json?.error?.details) ? refused.json.error.details : [];
   c.expect(code === "rate_limited" && details.some((d) => (d as { reason?: unknown } | null)?.reason === "request_rate"), RULE, `the request past the window's quota answered 429 ${code ?? "without an error code"}${code === "rate_limited" ? " without the reason request_rate in details" : ""}; rate_limited, reason request_rate`, refused);
+  describesItself(c, before, refused);
   const said = refused.headers.get("retry-after");
   if (!c.expect(said !== null && /^\d+$/.test(said.trim()), RULE, `the request past the window's quota answered 429 with Retry-After ${said === null ? "missing" : JSON.stringify(said)}; whole seconds`, refused)) return;
   const seconds = Number(said!.trim());
   if (!(await c.passTime(seconds, [RULE], "the window's Retry-After"))) return;
   const again = await send();
   c.expect(again.status === 200, RULE, `${seconds} s after a 429 whose Retry-After said ${seconds}, the key was ${again.status === 429 ? "still refused" : `answered ${again.status}`}; Retry-After says when it is served again`, again);
+}
+
+/**
+ * The refusal's pair describes the refusing window: `default` with r=0. Held when the
+ * served answer before it said r=0 of the default window (a window that did not count
+ * down to 0 is LIM-3's finding, and what the refusal should say then is not known).
+ */
+function describesItself(c: CheckContext, before: Exchange, refused: Exchange): void {
+  const last = windowOf(before.headers);
+  if (last?.policy !== "default" || last.remaining !== 0) return c.note(RULE, `the refusal's pair not held to the refusing window: the answer before it said ${last ? `"${last.policy}" r=${last.remaining}` : "no window"}, not "default" r=0`);
+  const w = windowOf(refused.headers);
+  c.expect(w?.policy === "default" && w.remaining === 0, RULE, `the request past the default window's quota answered 429 with the pair ${w ? `"${w.policy}" r=${w.remaining}` : "of no one window"}; a refusing window describes itself: "default" with r=0`, refused);
 }
 
 /** The answer before said the window had no request left, and this one was served within the same window. */
