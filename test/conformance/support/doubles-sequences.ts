@@ -147,6 +147,9 @@ function tokenCache(sim: RunningSimulator): Rewrite {
  * (sequences-state.test.ts): four files, so that each stays quick.
  */
 export const SPENDING_RULES: readonly string[] = ["SUB-2", "LIM-5", "W-8", "PRICE-1", "PRICE-4", "EVT-12", "LIM-1", "BILL-1", "GEN-10"];
+/** Why --generate cannot exceed a window: it opens the simulator's (see OPEN_WINDOWS). */
+const OPENED_WINDOWS = "--generate opens the simulator's rate windows: none is exceeded";
+
 export const CONTROL_RULES: readonly string[] = ["ST-2", "ST-3", "GEN-9", "AUTH-7", "ST-4", "LIM-4"];
 export const STREAM_RULES: readonly string[] = ["EVT-10", "EVT-11", "ST-6", "ACC-2", "OAUTH-13"];
 
@@ -522,6 +525,7 @@ export const SEQUENCE_DOUBLES: Double[] = [
     rule: "LIM-4",
     area: "limits",
     found: "default",
+    notWithGenerate: OPENED_WINDOWS,
     title: "gives Retry-After as an HTTP date when a request window refuses",
     make: () => requestWindowRefusal((a) => ({ ...a.headers, "retry-after": new Date(Date.now() + Number(a.headers["retry-after"] ?? 0) * 1000).toUTCString() })),
   },
@@ -529,6 +533,7 @@ export const SEQUENCE_DOUBLES: Double[] = [
     rule: "LIM-4",
     area: "limits",
     found: "default",
+    notWithGenerate: OPENED_WINDOWS,
     title: "says Retry-After: 0 when a request window refuses, whatever is left of the window",
     make: () => requestWindowRefusal((a) => ({ ...a.headers, "retry-after": "0" })),
   },
@@ -536,6 +541,7 @@ export const SEQUENCE_DOUBLES: Double[] = [
     rule: "LIM-4",
     area: "limits",
     found: "default",
+    notWithGenerate: OPENED_WINDOWS,
     title: "describes the account window, not the refusing key window, in the pair of a key window's refusal",
     make: (sim) => ({
       answer(req, a) {

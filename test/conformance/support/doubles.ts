@@ -24,6 +24,8 @@ export interface Double {
    * its stateful walk included).
    */
   found: "default" | "generate";
+  /** Why a run with generated inputs cannot meet it (it opens the simulator's rate windows, so none can be exceeded): the default run's find is the one claimed. */
+  notWithGenerate?: string;
   /** The operations whose generated inputs (or sequences) meet it: what a quick run generates for. */
   operations?: string[];
   /** Rules whose checks a quick run (`--only`) needs besides the broken ones (they make what the check probes). */
