@@ -23,7 +23,7 @@ function row(report: Report, id: string) {
   return report.rows.find((r) => r.id === id)!;
 }
 
-describe("a server that never mounted GET /v1/whoami (express's HTML 404)", () => {
+describe.concurrent("a server that never mounted GET /v1/whoami (express's HTML 404)", { timeout: 120_000 }, () => {
   it("EP-4 EP-1 EP-2 W-13 W-5: reports the missing route by its operation, fails the rules its answer broke, and runs the rest", async () => {
     const report = await through(missingRoutes(["GET /v1/whoami"]));
     expect(report.stopped, explain(report)).toBeUndefined();
@@ -47,7 +47,7 @@ describe("a server that never mounted GET /v1/whoami (express's HTML 404)", () =
   });
 });
 
-describe("single faults in the envelope", () => {
+describe.concurrent("single faults in the envelope", { timeout: 120_000 }, () => {
   it("ENV-3: fails a server that never localises user_message for Accept-Language: ru", async () => {
     const report = await through(neverLocalised());
     expect(failing(report), explain(report)).toEqual(["ENV-3"]);

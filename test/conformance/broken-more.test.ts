@@ -5,8 +5,8 @@
 // those rules (`only`, with the checks that make what they probe); a bug only generated
 // inputs meet is run with them, for its operations, and is not found without them.
 // bench/conformance.ts runs the whole suite against every double, without and with
-// generated inputs. About 32 s on this machine in a CI rehearsal: 32 narrowed runs, each
-// with a simulator of its own, the generated ones sending a few hundred requests.
+// generated inputs. 32 narrowed runs, each with a simulator of its own (the generated ones
+// sending a few hundred requests): they run concurrently, overlapping their waits.
 import { describe, expect, it } from "vitest";
 import { againstNarrow as quick } from "./support/against.ts";
 import { DOUBLES } from "./support/doubles.ts";
@@ -22,7 +22,7 @@ import { explain, failing } from "./support/run.ts";
  */
 const ADDED = DOUBLES.slice(17).filter((d) => !ROUTE_DOUBLES.includes(d) && !SEQUENCE_DOUBLES.includes(d) && !TIME_DOUBLES.includes(d));
 
-describe("the conformance suite against the added broken servers", () => {
+describe.concurrent("the conformance suite against the added broken servers", () => {
   it("has at least 30 broken servers, each with a title of its own, spread over the seed's areas", () => {
     expect(DOUBLES.length).toBeGreaterThanOrEqual(30);
     expect(new Set(DOUBLES.map((d) => d.title)).size).toBe(DOUBLES.length);

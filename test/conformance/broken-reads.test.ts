@@ -1,11 +1,12 @@
 // Against deliberately broken servers, continued from broken-servers.test.ts: reads and
 // rate windows. Each double is the simulator behind a proxy that breaks one rule, and the
-// whole suite fails exactly the rule that was broken.
+// whole suite fails exactly the rule that was broken. Each run has a simulator and proxy
+// of its own, so the runs go concurrently, overlapping their waits.
 import { describe, expect, it } from "vitest";
 import { against, failuresOf } from "./support/against.ts";
 
 // Whole runs (about 1,100 requests each, the properties over every route included).
-describe("the conformance suite against broken servers: reads and rate windows", { timeout: 60_000 }, () => {
+describe.concurrent("the conformance suite against broken servers: reads and rate windows", { timeout: 120_000 }, () => {
   it("GEN-9: fails a server that leaks another account's generation as 403", async () => {
     const report = await against("GEN-9");
     expect(failuresOf(report, "GEN-9")).toMatch(/another account's object answered 403 insufficient_scope, not 404 not_found/);

@@ -3,13 +3,14 @@
 // simulator's own known findings. The doubles of reads and rate windows are in
 // broken-reads.test.ts, those of the uploads, library, support, OAuth and session areas in
 // broken-areas.test.ts (files of their own, so that they run in parallel and each stays
-// under half a minute).
+// under half a minute). Each run has a simulator and proxy of its own: the runs of a file
+// go concurrently, overlapping their waits.
 import { describe, expect, it } from "vitest";
 import { against, failuresOf } from "./support/against.ts";
 import { DOUBLES } from "./support/doubles.ts";
 
 // Whole runs (about 1,100 requests each, the properties over every route included).
-describe("the conformance suite against broken servers", { timeout: 60_000 }, () => {
+describe.concurrent("the conformance suite against broken servers", { timeout: 120_000 }, () => {
   it("SUB-1: fails a server that answers 201 to a new submit", async () => {
     const report = await against("SUB-1");
     expect(failuresOf(report, "SUB-1")).toMatch(/status 201 is not declared/);

@@ -40,7 +40,7 @@ function curlBody(curl: string | undefined): Record<string, unknown> {
   return JSON.parse(m![1]!.replace(/'\\''/g, "'"));
 }
 
-describe("generated inputs against servers with faults only they meet", () => {
+describe.concurrent("generated inputs against servers with faults only they meet", { timeout: 120_000 }, () => {
   it("PAGE-3: finds a knowledge search that clamps limit instead of refusing it, and sends the same requests with the same seed", async () => {
     // The run without generated inputs finds it too: the bounds of every input are a property of every run.
     const handWritten = await through(clampsKnowledgeLimit(), { only: ["PAGE-3"] });
@@ -108,7 +108,7 @@ describe("generated inputs against servers with faults only they meet", () => {
   });
 });
 
-describe("generated inputs against the clean simulator", () => {
+describe.concurrent("generated inputs against the clean simulator", () => {
   // The heaviest test of the suite: a whole run and about a thousand generated requests
   // (5 to 10 s alone; a loaded machine running the other test files triples it).
   it("finds nothing, with writes and spending allowed, on every operation it generates for", { timeout: 120_000 }, async () => {
@@ -127,7 +127,7 @@ describe("generated inputs against the clean simulator", () => {
   });
 });
 
-describe("generated inputs without --allow-writes and --allow-spend", () => {
+describe.concurrent("generated inputs without --allow-writes and --allow-spend", { timeout: 120_000 }, () => {
   const WRITES = ["submitGeneration", "reportGeneration", "createLibraryFolder", "changeLibraryFolder", "deleteLibraryFolder", "moveLibraryItems", "createUpload", "sendSupportMessage", "readSupportThread"];
 
   it("SUB-6 LIB-3 SUP-3 UPL-2: sends no generated input to a write, valid or invalid, and says which flag it needs", async () => {
