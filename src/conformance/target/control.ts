@@ -1,9 +1,10 @@
 // What a caller that controls the server can do that the seed shows no public route for:
 // cancel or delete a generation ("The path and method of the cancel/delete operation for a
 // generation: not shown"), make a provider's result come late (no client can), make and
-// revoke an API key (the user does it in the account settings), and move the server's clock. With it, the suite holds what the seed says
-// follows (one event, then 404 on every route; a revoked key refused everywhere and its
-// stream ended), and checks the rules that take time (a ticket's signature expiring, the
+// revoke an API key (the user does it in the account settings), and move the server's
+// clock. With it, the suite holds what the seed says follows (one event, then 404 on every
+// route; a revoked key refused everywhere and its stream ended; a late result's own
+// event), and checks the rules that take time (a ticket's signature expiring, the
 // event history's 7 days) by moving the clock instead of waiting. A test deployment can
 // pass its own `ServerControl`; the simulator's is its control interface (`/_sim/`)
 // through its typed client, `HubControl`, the only way the suite reaches it. The checks

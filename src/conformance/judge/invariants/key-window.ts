@@ -35,7 +35,7 @@ interface Span {
 }
 
 /** An answer's reading of its key's `default` window. */
-interface Reading extends Span {
+interface Reading {
   /** Its request among the key's spans. */
   span: Span;
   remaining: number;
@@ -87,10 +87,10 @@ function watch(): InvariantWatch {
     const channel = channels.get(key);
     if (channel === undefined || channel === "oauth") return;
     judged++;
-    const could = pair.could + unclear.filter((s) => overlaps(s, pair.a.start, pair.b.end)).length;
+    const could = pair.could + unclear.filter((s) => overlaps(s, pair.a.span.start, pair.b.span.end)).length;
     if (pair.spent <= could || out.length >= 20) return;
     out.push({
-      ...broke(RULE, `the key's default window went down by ${pair.spent} between two of its answers (r=${pair.a.remaining}, then r=${pair.b.remaining} ${((pair.b.end - pair.a.end) / 1000).toFixed(1)} s later, the same window), but only ${could} request(s) of that key may have been counted between them (the second included): something else spent the key's window (another key's requests, the frames of a stream, one request counted twice)`),
+      ...broke(RULE, `the key's default window went down by ${pair.spent} between two of its answers (r=${pair.a.remaining}, then r=${pair.b.remaining} ${((pair.b.span.end - pair.a.span.end) / 1000).toFixed(1)} s later, the same window), but only ${could} request(s) of that key may have been counted between them (the second included): something else spent the key's window (another key's requests, the frames of a stream, one request counted twice)`),
       cite: { ...pair.b.cite, steps: [{ step: `r=${pair.a.remaining}`, cited: pair.a.cite }, { step: `r=${pair.b.remaining}`, cited: pair.b.cite }] },
     });
   }
@@ -112,20 +112,20 @@ function watch(): InvariantWatch {
       let trace = keys.get(key);
       if (!trace) keys.set(key, (trace = { spans: [], forgottenUntil: 0, pairs: [] }));
       // A request answered now may have been counted between the two answers of a pair already made.
-      for (const p of trace.pairs) if (overlaps(span, p.a.start, p.b.end)) p.could++;
+      for (const p of trace.pairs) if (overlaps(span, p.a.span.start, p.b.span.end)) p.could++;
       if (trace.spans.length >= SPANS_PER_KEY) trace.forgottenUntil = Math.max(trace.forgottenUntil, trace.spans.shift()!.end);
       trace.spans.push(span);
       const window = windowOf(ex.headers);
       if (window?.policy !== "default") return;
-      const b: Reading = { ...span, span, remaining: window.remaining, reset: window.reset, elapsed: how.elapsedSeconds, cite: citedLater(ex.cite) };
+      const b: Reading = { span, remaining: window.remaining, reset: window.reset, elapsed: how.elapsedSeconds, cite: citedLater(ex.cite) };
       const a = trace.last;
       trace.last = b;
       // Only an answer sent after the one before it was answered: which came first is known.
-      if (!a || a.end > b.start || b.remaining > a.remaining || b.reset > a.reset) return;
-      const passed = (b.end - a.end) / 1000 + (b.elapsed - a.elapsed);
+      if (!a || a.span.end > span.start || b.remaining > a.remaining || b.reset > a.reset) return;
+      const passed = (span.end - a.span.end) / 1000 + (b.elapsed - a.elapsed);
       // A request the key sent between them may be forgotten already: not judged.
-      if (passed >= a.reset || trace.forgottenUntil > a.start) return;
-      const could = trace.spans.filter((s) => s !== a.span && overlaps(s, a.start, b.end)).length;
+      if (passed >= a.reset || trace.forgottenUntil > a.span.start) return;
+      const could = trace.spans.filter((s) => s !== a.span && overlaps(s, a.span.start, span.end)).length;
       trace.pairs.push({ a, b, spent: a.remaining - b.remaining, could });
       if (trace.pairs.length > PAIRS_PER_KEY) judge(trace.pairs.shift()!, key);
     },
