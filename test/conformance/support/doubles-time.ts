@@ -48,6 +48,17 @@ function tokenNeverExpires(sim: RunningSimulator): Rewrite {
   };
 }
 
+/** RateLimit's `t` always the window's whole length (RateLimit-Policy's `w`): the reset never comes closer as the server's time passes. */
+function resetStandsStill(): Rewrite {
+  return {
+    // Every answer's, an event stream's and a file's too.
+    head(_req, headers) {
+      const w = /;\s*w=(\d+)/.exec(headers["ratelimit-policy"] ?? "")?.[1];
+      return headers.ratelimit && w ? { ...headers, ratelimit: headers.ratelimit.replace(/t=\d+/, `t=${w}`) } : headers;
+    },
+  };
+}
+
 export const TIME_DOUBLES: Double[] = [
   {
     rule: "EVT-12",
@@ -71,5 +82,14 @@ export const TIME_DOUBLES: Double[] = [
     with: ["OAUTH-6"],
     title: "still accepts an OAuth access token after its expires_in",
     make: (sim) => tokenNeverExpires(sim),
+  },
+  {
+    rule: "LIM-3",
+    area: "limits",
+    found: "default",
+    // A generation followed to its end: the server's clock moves within a window.
+    with: ["ST-1"],
+    title: "says in RateLimit that the whole window is left before its reset, however much time has passed",
+    make: () => resetStandsStill(),
   },
 ];

@@ -28,6 +28,9 @@ export const rateLimitForm: AnswerCheck = {
   },
 };
 
+/** Seconds of rounding allowed when a window's reset is compared over time. */
+const RESET_SLACK = 3;
+
 export const rateLimitWindow: AnswerCheck = {
   name: "RateLimit describes one window, counting down",
   rules: ["LIM-3"],
@@ -66,6 +69,14 @@ export const rateLimitWindow: AnswerCheck = {
       const passed = (now - prev.at) / 1000 + (context.elapsedSeconds - prev.elapsed);
       const sameWindow = reset <= prev.reset && passed < prev.reset;
       if (sameWindow && remaining >= prev.remaining) out.push(broke("LIM-3", `remaining did not go down within the ${name} window (r=${prev.remaining} then r=${remaining})`));
+      // The reset comes closer by the time the suite let pass on the server between them
+      // (waited, or its clock moved: what surely passed there, where a frozen clock ignores
+      // the real time), judged only while no time that passed can have reached the reset
+      // the first answer said. t is whole seconds: RESET_SLACK covers the rounding of both.
+      const letPass = context.elapsedSeconds - prev.elapsed;
+      if (sameWindow && passed + RESET_SLACK < prev.reset && reset > prev.reset - letPass + RESET_SLACK) {
+        out.push(broke("LIM-3", `the ${name} window's reset did not come closer: t=${prev.reset}, then t=${reset} after the suite let ${letPass} s pass on the server, within the same window`));
+      }
     }
     seen.windows.set(ex.label, { policy: name, remaining, reset, quota, window, at: now, elapsed: context.elapsedSeconds });
     return out;
