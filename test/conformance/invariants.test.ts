@@ -108,6 +108,20 @@ describe("the invariants over the whole trace", () => {
     expect(w.findings().map((f) => [f.rule, f.held ? "held" : f.message])).toEqual([["EVT-1", expect.stringMatching(/gen_a was read as type image \(POST \/v1\/generations -> 200\), then as video \(a frame \(id c1\) of GET \/v1\/events -> 200\)/)]]);
   });
 
+  it("GEN-1: a generation read with other fields elsewhere at the same status is a finding; at another status, with refunded come since, or in a title change's reply it is not", () => {
+    const how = { rule: "GEN-1", bare: false, elapsedSeconds: 0 };
+    const w = invariant("a generation's record has one shape wherever it is read").watch();
+    const queued = { id: "gen_a", type: "image", status: "QUEUED", model: "m", output_urls: [] };
+    w.exchange(answer("POST", "/v1/generations", queued), how);
+    w.exchange(answer("GET", "/v1/generations?limit=20", { data: [queued], next_cursor: null }), how);
+    w.exchange(answer("GET", "/v1/generations/gen_a", { id: "gen_a", type: "image", status: "FAILED", model: "m", output_urls: [], error: { reason: "timeout" } }), how);
+    w.exchange(answer("POST", "/v1/generations/status", { data: [{ id: "gen_a", type: "image", status: "FAILED", model: "m", output_urls: [], error: { reason: "timeout" }, refunded: true }], next_cursor: null }), how);
+    w.exchange(answer("PATCH", "/v1/generations/gen_a", { id: "gen_a", status: "FAILED", title: "t" }), how);
+    expect(w.findings()).toEqual([{ rule: "GEN-1", held: true }]);
+    w.exchange(answer("POST", "/v1/generations/status", { data: [{ id: "gen_a", type: "image", status: "QUEUED", output_urls: [] }], next_cursor: null }), how);
+    expect(w.findings().map((f) => (f.held ? "held" : f.message))).toEqual(["generation gen_a (QUEUED) was read with the fields [id, model, output_urls, status, type] (POST /v1/generations -> 200), then with [id, output_urls, status, type] (POST /v1/generations/status): one record, the same shape wherever it is read"]);
+  });
+
   it("PRICE-1: a debit above the estimate of the same body (the prompt aside, the same credential) is a finding; a body never estimated is not judged", () => {
     const how = { rule: "PRICE-1", bare: false, elapsedSeconds: 0 };
     const w = invariant("no charge exceeds the estimate of its body").watch();

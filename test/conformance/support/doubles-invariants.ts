@@ -122,10 +122,20 @@ function listLeaksAcrossAccounts(): Rewrite {
 
 /** The batch status read says `video` for every generation, whatever its type (a field filled from a default). */
 function batchSaysVideo(): Rewrite {
+  return batchRecords((g) => ({ ...g, type: "video" }));
+}
+
+/** The batch status read's records without `model` (the list, the read and a submit's reply keep it). */
+function batchLeavesModelOut(): Rewrite {
+  return batchRecords(({ model: _model, ...g }) => g);
+}
+
+/** Each record of the batch status read's answer, edited. */
+function batchRecords(edit: (g: Record<string, unknown>) => Record<string, unknown>): Rewrite {
   return {
     answer(req, a) {
       if (req.method !== "POST" || pathOnly(req) !== "/v1/generations/status" || a.status !== 200) return a;
-      return editJson(a, (body) => ({ ...body, data: Array.isArray(body.data) ? body.data.map((g: any) => (g && typeof g === "object" ? { ...g, type: "video" } : g)) : body.data }));
+      return editJson(a, (body) => ({ ...body, data: Array.isArray(body.data) ? body.data.map((g: any) => (g && typeof g === "object" ? edit(g) : g)) : body.data }));
     },
   };
 }
@@ -207,6 +217,7 @@ export const INVARIANT_DOUBLES: InvariantDouble[] = [
   { rule: "PAGE-4", invariant: "pages do not overlap, and a cursor is read", area: "paging", found: "default", probesMiss: false, says: /the page its next_cursor gave repeats 1 record\(s\) of the page that gave it \(\w+\): pages do not overlap/, title: "starts each page after the first with the last record of the page before it (pages of two records or more)", make: () => pagesOverlap() },
   { rule: "W-8", invariant: "a generation shows only to its own account", area: "accounts", found: "default", probesMiss: true, says: /was shown to account acc_other .* and to account acc_demo .*: a generation shows only to its own account/, title: "shows the second account's newest generation in the main account's list, in place of one of its own", make: () => listLeaksAcrossAccounts() },
   { rule: "GEN-1", invariant: "a generation keeps its type wherever it is read", area: "stateful", found: "default", probesMiss: true, says: /was read as type \S+ \(.*\), then as video \(POST \/v1\/generations\/status/, title: "says video for every generation in the batch status read", make: () => batchSaysVideo() },
+  { rule: "GEN-1", invariant: "a generation's record has one shape wherever it is read", area: "stateful", found: "default", probesMiss: true, says: /^(?=.*POST \/v1\/generations\/status)generation \S+ \(\w+\) was read with the fields \[[^\]]*\] \([^)]*\), then with \[[^\]]*\] \([^)]*\): one record, the same shape wherever it is read$/, title: "leaves model out of the records of the batch status read", make: () => batchLeavesModelOut() },
   { rule: "PRICE-1", invariant: "no charge exceeds the estimate of its body", area: "money", found: "default", probesMiss: true, says: /was charged \d+ cc \(its debit rows in the ledger\); the estimate of its body said \d+ cc, a ceiling/, title: "charges every generation after the run's first 1 cc above the estimate of its body", make: () => laterChargesAboveEstimate() },
   { rule: "LIM-1", invariant: "a key's window is spent by its own requests", area: "limits", found: "default", probesMiss: true, says: /the key's default window went down by \d+ between two of its answers .*but only \d+ request\(s\) of that key may have been counted/, title: "spends one request of a key's window for each status change its event streams send", make: () => framesSpend() },
   { rule: "LIM-1", invariant: "a key's window is spent by its own requests", area: "limits", found: "default", probesMiss: true, says: /the key's default window went down by \d+ between two of its answers .*but only \d+ request\(s\) of that key may have been counted/, title: "counts a refusal by a route's handler (400, 404, 409) twice in the key's window", make: () => handlerRefusalsSpendTwice() },

@@ -14,10 +14,11 @@ import type { Invariant } from "./invariant.ts";
 import { keyWindow } from "./key-window.ts";
 import { ownGenerations } from "./own-generations.ts";
 import { pages } from "./pages.ts";
+import { recordShape } from "./record-shape.ts";
 import { replays } from "./replays.ts";
 import { requestIds } from "./request-ids.ts";
 
 export type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
 
 /** Every invariant, in one registry (the answer checks' is ANSWER_CHECKS). */
-export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds, replays, pages, ownGenerations, generationType, chargeWithinEstimate, keyWindow];
+export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds, replays, pages, ownGenerations, generationType, recordShape, chargeWithinEstimate, keyWindow];

@@ -13,6 +13,8 @@ export interface ShownRecord {
   type?: unknown;
   /** How the answer showed it: one record (a read, a submit) or in a collection (the list, the batch read). */
   in: "record" | "collection";
+  /** Its field names, sorted: its shape. */
+  fields: string[];
 }
 
 /** The generation records of a successful answer (a record, or a collection's `data`), each with an id and a status. */
@@ -22,7 +24,7 @@ export function generationRecordsOf(ex: Exchange): ShownRecord[] {
   const list: unknown[] = collection ? ex.json.data : [ex.json];
   const out: ShownRecord[] = [];
   for (const r of list as any[]) {
-    if (typeof r?.id === "string" && typeof r?.status === "string") out.push({ id: r.id, status: r.status, type: r.type, in: collection ? "collection" : "record" });
+    if (typeof r?.id === "string" && typeof r?.status === "string") out.push({ id: r.id, status: r.status, type: r.type, in: collection ? "collection" : "record", fields: Object.keys(r).sort() });
   }
   return out;
 }
