@@ -27,8 +27,6 @@ describe.concurrent("the conformance suite against the added broken servers", ()
     expect(DOUBLES.length).toBeGreaterThanOrEqual(30);
     expect(new Set(DOUBLES.map((d) => d.title)).size).toBe(DOUBLES.length);
     expect(new Set(DOUBLES.map((d) => d.area))).toEqual(new Set(["headers", "paging", "idempotency", "events", "auth ladder", "uploads", "library", "support", "oauth", "envelope", "generated inputs", "stateful", "limits"]));
-    expect(DOUBLES.filter((x) => x.found === "generate")).not.toHaveLength(0);
-    for (const d of DOUBLES.filter((x) => x.found === "generate")) expect(d.operations?.length, d.title).toBeGreaterThan(0);
   });
 
   for (const d of ADDED) {

@@ -19,6 +19,7 @@ import { batch, readGenerations } from "./generations/reads.ts";
 import { titleChanges } from "./generations/titles.ts";
 import { ambiguous } from "./inputs/ambiguous.ts";
 import { boundsEveryInput } from "./inputs/bounds.ts";
+import { typesEveryInput } from "./inputs/types.ts";
 import { generated } from "./inputs/generated.ts";
 import { library } from "./library/library.ts";
 import { busySlots } from "./limits/busy-slots.ts";
@@ -89,6 +90,7 @@ export const CHECKS: readonly Check[] = [
   // inputs/
   ambiguous,
   boundsEveryInput,
+  typesEveryInput,
   generated,
   // library/
   library,

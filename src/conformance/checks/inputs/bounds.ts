@@ -128,7 +128,7 @@ export function boundCases(plan: Plan, known: Known): { valid: Case[]; invalid: 
 }
 
 /** A path of the operation as the generator fills it (this run's objects where it has them). */
-function sample(plan: Plan): string {
+export function sample(plan: Plan): string {
   return fc.sample(plan.paths, { seed: REPLAY.seed, numRuns: 1 })[0]!;
 }
 
@@ -152,30 +152,43 @@ export const boundsEveryInput: Check = {
   name: "the bounds of every input",
   rules: generatedRules(),
   needs: { uses: KNOWN_FACTS },
-  async run(c) {
-    // Reports only on the run's first generation: the reports check revokes its second.
-    const known = { ...knownOf(c), createdIds: knownOf(c).createdIds.slice(0, 1) };
-    for (const op of operations()) {
-      // The submit's body is the estimate's, refused the same way (PRICE-7): probed there, for free.
-      if (op.operationId === "submitGeneration") continue;
-      const plan = planFor(op.operationId, known);
-      if ("skipped" in plan) continue;
-      const why = notAllowed(c, plan);
+  run: (c) =>
+    everyOperation(c, "the bounds of every input", (plan, known) => {
       const { valid, invalid } = boundCases(plan, known);
-      if (valid.length + invalid.length === 0) continue;
-      if (why) {
-        c.skip([plan.invalidRule], `the bounds of ${op.operationId} not probed: ${why}`);
-        continue;
-      }
-      const as = await keyFor(c, op.scope);
-      for (const kase of [...valid, ...invalid].filter((k) => selects(c, k.fault?.rule ?? k.validRule))) {
-        const ex = await send(c, plan, kase, REPLAY, as);
-        const finding = judge(c, plan, kase, ex);
-        const rule = kase.fault?.rule ?? kase.validRule;
-        if (finding) c.fail(finding.rule, `${op.operationId}: ${finding.message} (the bounds of every input)`, ex);
-        else if (ex.status !== 429 && errorCodeOf(ex.json) !== "service_unavailable") c.pass(rule);
-      }
-      if (op.method === "get" && !op.path.includes("{")) await defaults(c, plan, op.path, as);
-    }
-  },
+      return [...valid, ...invalid];
+    }, async (plan, as) => {
+      if (plan.operation.method === "get" && !plan.operation.path.includes("{")) await defaults(c, plan, plan.operation.path, as);
+    }),
 };
+
+/**
+ * Sends each operation's cases, one request each, and judges every answer: with a key that
+ * holds the operation's scope, gated as its writes and spending are (its rule n/a with the
+ * reason), the submit's left to the estimate (the same body, refused the same way, PRICE-7,
+ * and free). `after` follows an operation's cases.
+ */
+export async function everyOperation(c: CheckContext, what: string, casesOf: (plan: Plan, known: Known) => Case[], after?: (plan: Plan, as: Awaited<ReturnType<typeof keyFor>>) => Promise<void>): Promise<void> {
+  // Reports only on the run's first generation: the reports check revokes its second.
+  const known = { ...knownOf(c), createdIds: knownOf(c).createdIds.slice(0, 1) };
+  for (const op of operations()) {
+    if (op.operationId === "submitGeneration") continue;
+    const plan = planFor(op.operationId, known);
+    if ("skipped" in plan) continue;
+    const why = notAllowed(c, plan);
+    const cases = casesOf(plan, known);
+    if (cases.length === 0) continue;
+    if (why) {
+      c.skip([plan.invalidRule], `${what} of ${op.operationId} not probed: ${why}`);
+      continue;
+    }
+    const as = await keyFor(c, op.scope);
+    for (const kase of cases.filter((k) => selects(c, k.fault?.rule ?? k.validRule))) {
+      const ex = await send(c, plan, kase, REPLAY, as);
+      const finding = judge(c, plan, kase, ex);
+      const rule = kase.fault?.rule ?? kase.validRule;
+      if (finding) c.fail(finding.rule, `${op.operationId}: ${finding.message} (${what})`, ex);
+      else if (ex.status !== 429 && errorCodeOf(ex.json) !== "service_unavailable") c.pass(rule);
+    }
+    await after?.(plan, as);
+  }
+}

@@ -273,6 +273,46 @@ function systematic(ctx: Context, seed: number, noise: Case[]): { valid: Case[];
   return { valid, invalid };
 }
 
+/** The faults of a body's JSON types and shape, as a default run sends them (the rest are bounds, or --generate's). */
+const TYPE_FAULTS: ReadonlySet<string> = new Set(["wrong_type", "null_value", "coercible", "unknown_field", "other_variant_field"]);
+
+/**
+ * The types and shape of every body field, once each: for every field of every variant
+ * (a field the variants share goes with the first that has it), its first value of another
+ * JSON type, null, and its first value a lenient parser would take for a valid one; a field
+ * the body does not have, and one field of another variant per variant; the body as JSON
+ * null, and a JSON body sent as text/plain. Each on the variant's smallest valid body, alone.
+ */
+export function typeCases(plan: Plan, known: Known, path: string): Case[] {
+  const ctx: Context = { plan, known };
+  const out: Case[] = [];
+  const sent = new Set<string>();
+  let first: Case | undefined;
+  for (const variant of variantsOf(plan)) {
+    if (!variant) continue;
+    const real = variantValues(plan, variant, known);
+    const base = baseCase(ctx, variant, real, path);
+    if (!validBody(plan, base.body)) continue;
+    first ??= base;
+    for (const f of bodyFaultTemplates(plan, variant, real)) {
+      // A field once per fault; another variant's fields once per variant (a server that
+      // validates the union of the variants takes any of them).
+      const once = f.kind === "other_variant_field" ? `${f.kind} of ${variant.name}` : `${f.kind} ${dotted(f.path)}`;
+      if (!TYPE_FAULTS.has(f.kind) || sent.has(once)) continue;
+      const kase = bodyFault(ctx, base, variant, real, f, base.body!);
+      if (!kase) continue;
+      sent.add(once);
+      specialExpectation(ctx, kase);
+      out.push(kase);
+    }
+  }
+  if (!first) return out;
+  // JSON null may be read as no body at all (a proxy in between may send none): `required` then.
+  if (onlyFaultAt(plan, null, undefined)) out.push({ ...first, kind: "invalid", body: null, fault: { kind: "not_an_object", where: "body", describe: "the body is JSON null, not an object", expected: { statuses: [400], codes: ["invalid_request"], detail: { reasons: ["wrong_type", "required"] } }, rule: plan.invalidRule } });
+  out.push({ ...first, kind: "invalid", bodyFault: "wrong_content_type", fault: { kind: "wrong_content_type", where: "body", describe: "a JSON body sent as text/plain", expected: { statuses: [400], codes: ["invalid_request"] }, rule: plan.invalidRule } });
+  return out.map((c, i) => ({ ...c, index: i + 1 }));
+}
+
 /** A query parameter with one fault (`f`), on a valid base case; undefined when a query cannot carry it. */
 export function queryFault(plan: Plan, base: Case, p: Param, f: FieldFault): Case | undefined {
   const text = f.value === undefined ? undefined : queryText(f.value);
