@@ -2,8 +2,10 @@
 // broken server of its own (the whole default run against it fails exactly its rule, with
 // the invariant's finding; where no probe meets the bug, with its findings only), and each judges a
 // trace handed to it from outside a run (as the passive mode feeds it).
-// Over 30 s on a loaded machine (42.7 s in the CI rehearsal of 2026-11-28): ten whole
-// default runs, one per invariant's broken server, each with a simulator of its own (concurrent).
+// Over 30 s on a loaded machine (42.7 s in the CI rehearsal of 2026-11-28 with ten runs;
+// 57 s with twelve at a load average of 3): twelve whole default runs, one per invariant's
+// broken server and one clean run where the account ceiling binds, each with a simulator
+// of its own (concurrent).
 import { describe, expect, it } from "vitest";
 import { INVARIANTS } from "../../src/conformance/judge/invariants/index.ts";
 import { exchangeOf, type Exchange } from "../../src/conformance/target/exchange.ts";
