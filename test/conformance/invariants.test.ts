@@ -281,6 +281,28 @@ describe("the invariants over the whole trace", () => {
     expect(w.findings()).toHaveLength(2);
   });
 
+  it("LIM-1: the account window's watch keeps the latest 1,000 requests: a pair is judged before one of its requests is forgotten, and a pair whose requests were forgotten is not judged", () => {
+    const w = invariant("the account's window is one ceiling over all its keys").watch();
+    const at = Date.parse("2026-11-28T12:00:00Z");
+    const how = { rule: "LIM-1", bare: false, elapsedSeconds: 0 };
+    const key = (token: string, ms: number, window?: string, path?: string, json?: unknown) => windowAnswer({ Authorization: `Bearer ${token}` }, at + ms, window, 1, path, json);
+    w.exchange(key("key_a", 0, undefined, "/v1/whoami", { user_id: "acc_a" }), how);
+    w.exchange(key("key_x", 0, undefined, "/v1/whoami", { user_id: "acc_x" }), how);
+    const others = (from: number) => {
+      for (let i = 0; i < 1_000; i++) w.exchange(key("key_x", from + i * 2), how);
+    };
+    // Down by 50 with one request, then another account's 1,000: judged as the pair's first request is forgotten.
+    w.exchange(key("key_a", 10, '"account";r=100;t=50'), how);
+    w.exchange(key("key_a", 20, '"account";r=50;t=50'), how);
+    others(30);
+    expect(w.findings().map((f) => (f.held ? "held" : f.message))).toEqual([expect.stringMatching(/^the account window of acc_a went down by 50 .*but only 1 request\(s\)/)]);
+    // A pair whose first answer's request is forgotten by its second: not judged.
+    w.exchange(key("key_a", 3_000, '"account";r=40;t=45'), how);
+    others(3_010);
+    w.exchange(key("key_a", 5_100, '"account";r=10;t=44'), how);
+    expect(w.findings()).toHaveLength(1);
+  });
+
   it("LIM-1: the default run against the simulator whose account ceiling binds (twice a key's window) fails nothing, and judges the account window", { timeout: 90_000 }, async () => {
     const sim = await startSim(ACCOUNT_CEILING_BINDS);
     const w = invariant("the account's window is one ceiling over all its keys").watch();

@@ -76,7 +76,10 @@ function watch(): InvariantWatch {
     if (requests.length >= REQUESTS_REMEMBERED) {
       const forgotten = requests.shift()!;
       // Judged before it is forgotten: every pair it may have been counted in.
-      while (awaiting.length > 0 && awaiting[0]!.a.span.start <= forgotten.span.end) judge(awaiting.shift()!);
+      for (let i = 0; i < awaiting.length; ) {
+        if (awaiting[i]!.a.span.start <= forgotten.span.end) judge(awaiting.splice(i, 1)[0]!);
+        else i++;
+      }
       forgottenUntil = Math.max(forgottenUntil, forgotten.span.end);
     }
     requests.push(request);
