@@ -138,7 +138,7 @@ interface Outcome {
 }
 
 async function against(d: Double, generate: boolean): Promise<Outcome> {
-  const sim = await startSim(generate ? OPEN : {});
+  const sim = await startSim({ ...d.simulator, ...(generate ? OPEN : {}) });
   const proxy = await startProxy(sim.url, d.make(sim));
   const started = Date.now();
   try {

@@ -2,18 +2,29 @@
 // broken server of its own (the whole default run against it fails exactly its rule, with
 // the invariant's finding; where no probe meets the bug, with its findings only), and each judges a
 // trace handed to it from outside a run (as the passive mode feeds it).
-// Over 30 s on a loaded machine (42.7 s in the CI rehearsal of 2026-11-28): ten whole
-// default runs, one per invariant's broken server, each with a simulator of its own (concurrent).
+// Over 30 s on a loaded machine (42.7 s in the CI rehearsal of 2026-11-28 with ten runs;
+// 57 s with twelve at a load average of 3): twelve whole default runs, one per invariant's
+// broken server and one clean run where the account ceiling binds, each with a simulator
+// of its own (concurrent).
 import { describe, expect, it } from "vitest";
 import { INVARIANTS } from "../../src/conformance/judge/invariants/index.ts";
 import { exchangeOf, type Exchange } from "../../src/conformance/target/exchange.ts";
-import { INVARIANT_DOUBLES } from "./support/doubles-invariants.ts";
+import { ACCOUNT_CEILING_BINDS, INVARIANT_DOUBLES } from "./support/doubles-invariants.ts";
 import { startProxy } from "./support/proxy.ts";
 import { explain, failing, runFull, startSim } from "./support/run.ts";
 
 function answer(method: string, path: string, json: unknown, label = "main", headers: Record<string, string> = {}): Exchange {
   const text = JSON.stringify(json);
   return exchangeOf({ method, url: `http://127.0.0.1${path}`, headers }, { status: 200, headers: new Headers({ "content-type": "application/json" }), text, size: text.length }, { path, label, startedAt: Date.now(), ms: 1 });
+}
+
+/** A GET answered 200 to a request sent with `headers` at `at` (ms since the epoch), taking `ms`, with the RateLimit pair `window`. */
+function windowAnswer(headers: Record<string, string>, at: number, window?: string, ms = 5, path = "/v1/me", json: unknown = {}): Exchange {
+  const ex = answer("GET", path, json, "main", headers);
+  ex.record.startedAt = new Date(at).toISOString();
+  ex.record.ms = ms;
+  if (window) ex.headers.set("ratelimit", window);
+  return ex;
 }
 
 function invariant(name: string) {
@@ -197,13 +208,7 @@ describe("the invariants over the whole trace", () => {
     const w = invariant("a key's window is spent by its own requests").watch();
     let now = Date.parse("2026-11-28T12:00:00Z");
     /** An answer to `token` sent at `at` (ms after the start), taking `ms`, with its window. */
-    const read = (token: string, at: number, window?: string, ms = 5, path = "/v1/me", json: unknown = {}, scheme = "Bearer") => {
-      const ex = answer("GET", path, json, "main", { Authorization: `${scheme} ${token}` });
-      ex.record.startedAt = new Date(now + at).toISOString();
-      ex.record.ms = ms;
-      if (window) ex.headers.set("ratelimit", window);
-      return ex;
-    };
+    const read = (token: string, at: number, window?: string, ms = 5, path = "/v1/me", json: unknown = {}, scheme = "Bearer") => windowAnswer({ Authorization: `${scheme} ${token}` }, now + at, window, ms, path, json);
     const how = { rule: "LIM-1", bare: false, elapsedSeconds: 0 };
     w.exchange(read("key_a", 0, undefined, 5, "/v1/whoami", { channel: "api_key" }), how);
     w.exchange(read("key_b", 1, undefined, 5, "/v1/whoami", { channel: "api_key" }), how);
@@ -239,11 +244,93 @@ describe("the invariants over the whole trace", () => {
     expect(JSON.stringify(found)).not.toMatch(/key_b/);
   });
 
+  it("LIM-1: the account window going up within one window across its credentials, or down by more than all of their requests, is a finding; another account's keys, a session's answers, a new window, a credential that never asked whoami and a reset of the target are not judged", () => {
+    const w = invariant("the account's window is one ceiling over all its keys").watch();
+    const at = Date.parse("2026-11-28T12:00:00Z");
+    const key = (token: string, ms: number, window?: string, path?: string, json?: unknown) => windowAnswer({ Authorization: `Bearer ${token}` }, at + ms, window, 5, path, json);
+    const whoami = (token: string, ms: number, account: string) => key(token, ms, undefined, "/v1/whoami", { user_id: account, channel: token.startsWith("tok") ? "oauth" : "api_key" });
+    const how = { rule: "LIM-1", bare: false, elapsedSeconds: 0 };
+    for (const [token, account] of [["key_a", "acc_a"], ["key_b", "acc_a"], ["tok_o", "acc_a"], ["key_x", "acc_x"]] as const) w.exchange(whoami(token, 0, account), how);
+    w.exchange(windowAnswer({ Cookie: "sid=s1" }, at, undefined, 5, "/v1/whoami", { user_id: "acc_a", channel: "session" }), how);
+    /** Answers in order: the credential (`session`: the cookie), when it was sent (ms), its pair, the seconds the clock had moved. */
+    const send = (steps: [string, number, string?, number?][]) => {
+      for (const [who, ms, window, moved = 0] of steps) w.exchange(who === "session" ? windowAnswer({ Cookie: "sid=s1" }, at + ms, window) : key(who, ms, window), { ...how, elapsedSeconds: moved });
+    };
+    send([
+      // key_a 100, key_b 98: down by 2 with two requests, the session's among them (its answer naming account is not read: its one window may be a counter of its own).
+      ["key_a", 10, '"account";r=100;t=50'],
+      ["session", 20, '"account";r=500;t=60'],
+      ["key_b", 30, '"account";r=98;t=50'],
+      // Another account's request does not count; the token's own does: down by 1.
+      ["key_x", 40, '"account";r=10;t=50'],
+      ["tok_o", 50, '"account";r=97;t=49'],
+      // A credential that never asked whoami: its answers not read, its request may have counted.
+      ["key_n", 60, '"account";r=900;t=60'],
+      ["key_a", 70, '"account";r=95;t=49'],
+      // A new window (its reset further away), then more time passed (the clock moved) than was left: not compared.
+      ["key_b", 80, '"account";r=300;t=60'],
+      ["key_a", 90, '"account";r=310;t=1', 59],
+    ]);
+    expect(w.findings()).toEqual([{ rule: "LIM-1", held: true }]);
+    // A fresh key of the account sees a fuller window (up by 100), then key_a's next answer is 98 lower with one request of the account (and one of another account's key).
+    w.exchange(whoami("key_c", 2_000, "acc_a"), how);
+    send([
+      ["key_a", 2_010, '"account";r=150;t=40', 59],
+      ["key_c", 2_020, '"account";r=250;t=40', 59],
+      ["key_x", 2_025, undefined, 59],
+      ["key_a", 2_030, '"account";r=152;t=40', 59],
+    ]);
+    const found = w.findings();
+    expect(found.map((f) => (f.held ? "held" : f.message))).toEqual([
+      expect.stringMatching(/^the account window of acc_a went up within one window, from r=150 \(t=40\) to r=250 \(t=40\) 0\.0 s later/),
+      expect.stringMatching(/^the account window of acc_a went down by 98 between two of its answers \(r=250, then r=152 0\.0 s later, the same window\), but only 1 request\(s\) of the account's credentials/),
+    ]);
+    expect(found[0]!.cite?.steps?.map((s) => s.step)).toEqual(["r=150", "r=250"]);
+    // Neither a token nor its digest is in the findings.
+    expect(JSON.stringify(found)).not.toMatch(/key_[a-z]|sid=/);
+    // A reset of the target starts its windows anew: a fuller window after it is not compared with one before.
+    w.exchange({ ...answer("POST", "/_sim/reset", {}), status: 204 }, { ...how, bare: true });
+    w.exchange(whoami("key_c", 3_000, "acc_a"), how);
+    send([["key_c", 3_010, '"account";r=599;t=40', 59]]);
+    expect(w.findings()).toHaveLength(2);
+  });
+
+  it("LIM-1: the account window's watch keeps the latest 1,000 requests: a pair is judged before one of its requests is forgotten, and a pair whose requests were forgotten is not judged", () => {
+    const w = invariant("the account's window is one ceiling over all its keys").watch();
+    const at = Date.parse("2026-11-28T12:00:00Z");
+    const how = { rule: "LIM-1", bare: false, elapsedSeconds: 0 };
+    const key = (token: string, ms: number, window?: string, path?: string, json?: unknown) => windowAnswer({ Authorization: `Bearer ${token}` }, at + ms, window, 1, path, json);
+    w.exchange(key("key_a", 0, undefined, "/v1/whoami", { user_id: "acc_a" }), how);
+    w.exchange(key("key_x", 0, undefined, "/v1/whoami", { user_id: "acc_x" }), how);
+    const others = (from: number) => {
+      for (let i = 0; i < 1_000; i++) w.exchange(key("key_x", from + i * 2), how);
+    };
+    // Down by 50 with one request, then another account's 1,000: judged as the pair's first request is forgotten.
+    w.exchange(key("key_a", 10, '"account";r=100;t=50'), how);
+    w.exchange(key("key_a", 20, '"account";r=50;t=50'), how);
+    others(30);
+    expect(w.findings().map((f) => (f.held ? "held" : f.message))).toEqual([expect.stringMatching(/^the account window of acc_a went down by 50 .*but only 1 request\(s\)/)]);
+    // A pair whose first answer's request is forgotten by its second: not judged.
+    w.exchange(key("key_a", 3_000, '"account";r=40;t=45'), how);
+    others(3_010);
+    w.exchange(key("key_a", 5_100, '"account";r=10;t=44'), how);
+    expect(w.findings()).toHaveLength(1);
+  });
+
+  it("LIM-1: the default run against the simulator whose account ceiling binds (twice a key's window) fails nothing, and judges the account window", { timeout: 90_000 }, async () => {
+    const sim = await startSim(ACCOUNT_CEILING_BINDS);
+    const w = invariant("the account's window is one ceiling over all its keys").watch();
+    const report = await runFull(sim, sim.url, {}, { trace: w }).finally(() => sim.close());
+    expect(report.errors, explain(report)).toEqual([]);
+    expect(failing(report), explain(report)).toEqual([]);
+    expect(w.findings()).toEqual([{ rule: "LIM-1", held: true }]);
+  });
+
   for (const d of INVARIANT_DOUBLES) {
     // Concurrent: each has a simulator of its own, and the file stays quick.
     it.concurrent(`${d.rule}: the default run fails a server that ${d.title}, by the invariant "${d.invariant}"`, { timeout: 90_000 }, async () => {
       // The whole default run: the bug shows only across answers that several checks make.
-      const sim = await startSim();
+      const sim = await startSim(d.simulator);
       const proxy = await startProxy(sim.url, d.make(sim));
       const report = await runFull(sim, proxy.url).finally(async () => {
         await proxy.close();

@@ -10,7 +10,7 @@ import { explain, failing, OPEN, runFull, SIMULATOR_FINDINGS, startSim } from ".
 export async function against(rule: string): Promise<Report> {
   const double = DOUBLES.find((d) => d.rule === rule);
   if (!double) throw new Error(`no double breaks ${rule}`);
-  const sim = await startSim();
+  const sim = await startSim(double.simulator);
   const proxy = await startProxy(sim.url, double.make(sim));
   try {
     const report = await runFull(sim, proxy.url);
@@ -34,7 +34,7 @@ export function failuresOf(report: Report, rule: string): string {
  * for its operations.
  */
 export async function againstNarrow(d: Double, generate: boolean): Promise<Report> {
-  const sim = await startSim(generate ? OPEN : {});
+  const sim = await startSim({ ...d.simulator, ...(generate ? OPEN : {}) });
   const proxy = await startProxy(sim.url, d.make(sim));
   try {
     const only = [d.rule, ...(d.also ?? []), ...(d.with ?? [])];

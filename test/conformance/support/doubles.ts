@@ -4,7 +4,7 @@
 // generated inputs).
 import { randomUUID } from "node:crypto";
 import { schemaValidator, toDetails } from "../../../src/contract/index.ts";
-import type { RunningSimulator } from "../../../src/simulator/index.ts";
+import type { RunningSimulator, SimulatorOptions } from "../../../src/simulator/index.ts";
 import { clampsKnowledgeLimit, coercesTypes, crashesOnNullBody, crashesOnUnknownField, internalError, jsonBody, ignoresContentType, missingRoutes, neverLocalised, nullAsAbsent, stackTraces, takesOtherVariantsFields } from "./faults.ts";
 import { bodyRewrite, editJson, framesKept, pathOnly, queryRewrite, statusRewrite, type ProxiedRequest, type Rewrite } from "./proxy.ts";
 import { ROUTE_DOUBLES } from "./doubles-routes.ts";
@@ -24,6 +24,11 @@ export interface Double {
    * its stateful walk included).
    */
   found: "default" | "generate";
+  /**
+   * The simulator's own options the run needs to meet it (its numbers, none of the
+   * contract's), when the simulator as the tests start it never reaches the bug's ground.
+   */
+  simulator?: SimulatorOptions;
   /** Why a run with generated inputs cannot meet it (it opens the simulator's rate windows, so none can be exceeded): the default run's find is the one claimed. */
   notWithGenerate?: string;
   /** The operations whose generated inputs (or sequences) meet it: what a quick run generates for. */

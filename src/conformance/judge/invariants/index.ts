@@ -6,6 +6,7 @@
 // they come (a watch is a sink, so a trace recorded elsewhere, a proxy's or a HAR file's,
 // can be handed to it the same way) and says what it found when the run ends; the runner
 // records its findings like the answer checks'. One file each; add it here.
+import { accountWindow } from "./account-window.ts";
 import { chargeWithinEstimate } from "./charge-within-estimate.ts";
 import { doneIsFinal } from "./done-is-final.ts";
 import { eventIds } from "./event-ids.ts";
@@ -21,4 +22,4 @@ import { requestIds } from "./request-ids.ts";
 export type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
 
 /** Every invariant, in one registry (the answer checks' is ANSWER_CHECKS). */
-export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds, replays, pages, ownGenerations, generationType, recordShape, chargeWithinEstimate, keyWindow];
+export const INVARIANTS: readonly Invariant[] = [requestIds, doneIsFinal, eventIds, replays, pages, ownGenerations, generationType, recordShape, chargeWithinEstimate, keyWindow, accountWindow];

@@ -2,24 +2,23 @@
 // "one per key (two keys of one account do not share it)"; EVT-12: "frames of an open
 // stream cost nothing"). Between two answers to one API key that describe its `default`
 // window within one window (no reset between: the remainder not higher, the reset no
-// further away, less time passed than the first said was left), the remainder went down
-// by at most the key's requests that may have been counted between them: each request of
-// the key whose time overlaps the span from the first one's sending to the second one's
-// answer, the second included. More is a finding: something else spent the key's window
-// (another key's requests, a stream's frames, one request counted twice). That the
-// remainder goes down at all is the countdown's answer check (LIM-3).
+// further away, less time passed than the first said was left, by a whole second: `t` is
+// rounded), the remainder went down by at most the key's requests that may have been
+// counted between them: each request of the key whose time overlaps the span from the
+// first one's sending to the second one's answer, the second included. More is a
+// finding: something else spent the key's window (another key's requests, a stream's
+// frames, one request counted twice). That the remainder goes down at all is the
+// countdown's answer check (LIM-3).
 //
 // Judged for API keys only, known as such from their whoami answer in the trace (channel
 // not `oauth`): an OAuth grant's tokens share the grant's window and a session's window is
 // the account's, so no other credential is one window on its own. A key is known by its
 // token (the scheme's case aside), never kept or shown: a digest of it is.
-import { createHash } from "node:crypto";
-import type { Cited, Exchange } from "../../target/exchange.ts";
-import { isV1, succeeded } from "../../target/exchange.ts";
-import { windowOf } from "../../target/rate-window.ts";
-import { broke, held } from "../answer-checks/check.ts";
-import { citedLater, type Invariant, type InvariantFinding, type InvariantWatch } from "./invariant.ts";
+import { isV1 } from "../../target/exchange.ts";
+import { held } from "../answer-checks/check.ts";
+import type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
 import { Remembered } from "./remembered.ts";
+import { credentialOf, overlaps, readingOf, sameWindow, spanOf, spentTooMuch, whoamiOf, type Reading, type Span } from "./window-readings.ts";
 
 const RULE = "LIM-1";
 /** Keys followed at once (a proxy may see many); the first seen is forgotten first. */
@@ -28,22 +27,6 @@ const KEYS_REMEMBERED = 2_000;
 const SPANS_PER_KEY = 32;
 /** Pairs of answers of a key awaiting their judgement (a request in flight may still be counted). */
 const PAIRS_PER_KEY = 16;
-
-interface Span {
-  start: number;
-  end: number;
-}
-
-/** An answer's reading of its key's `default` window. */
-interface Reading {
-  /** Its request among the key's spans. */
-  span: Span;
-  remaining: number;
-  reset: number;
-  /** Seconds the suite had let pass on the target (waited, or moved its clock). */
-  elapsed: number;
-  cite: Cited;
-}
 
 interface Pair {
   a: Reading;
@@ -62,23 +45,11 @@ interface KeyTrace {
   pairs: Pair[];
 }
 
-/** A digest of the token an exchange was sent with (one Authorization header), or undefined. */
-function keyOf(ex: Exchange): string | undefined {
-  const sent = ex.record.sent;
-  if (sent.lines?.some(([name]) => /^(?:authorization|cookie)$/i.test(name))) return undefined;
-  const name = Object.keys(sent.headers).find((h) => h.toLowerCase() === "authorization");
-  const token = name === undefined ? undefined : /^\s*\S+\s+(\S+)\s*$/.exec(sent.headers[name]!)?.[1];
-  return token === undefined ? undefined : createHash("sha256").update(token).digest("base64url").slice(0, 22);
-}
-
-/** Does the span overlap the time from `from` to `to` (times in whole milliseconds: touching counts)? */
-const overlaps = (s: Span, from: number, to: number) => s.start <= to && s.end >= from;
-
 function watch(): InvariantWatch {
   const keys = new Remembered<KeyTrace>(KEYS_REMEMBERED);
   /** Each token's channel, from its whoami answer. */
   const channels = new Remembered<string>(KEYS_REMEMBERED * 5);
-  /** Requests whose credential cannot be told (two Authorization lines): each may have been any key's. */
+  /** Requests whose credential cannot be told (Authorization or Cookie sent twice): each may have been any key's. */
   const unclear: Span[] = [];
   const out: InvariantFinding[] = [];
   let judged = 0;
@@ -89,42 +60,34 @@ function watch(): InvariantWatch {
     judged++;
     const could = pair.could + unclear.filter((s) => overlaps(s, pair.a.span.start, pair.b.span.end)).length;
     if (pair.spent <= could || out.length >= 20) return;
-    out.push({
-      ...broke(RULE, `the key's default window went down by ${pair.spent} between two of its answers (r=${pair.a.remaining}, then r=${pair.b.remaining} ${((pair.b.span.end - pair.a.span.end) / 1000).toFixed(1)} s later, the same window), but only ${could} request(s) of that key may have been counted between them (the second included): something else spent the key's window (another key's requests, the frames of a stream, one request counted twice)`),
-      cite: { ...pair.b.cite, steps: [{ step: `r=${pair.a.remaining}`, cited: pair.a.cite }, { step: `r=${pair.b.remaining}`, cited: pair.b.cite }] },
-    });
+    out.push(spentTooMuch(RULE, "the key's default window", pair.a, pair.b, could, "that key", "something else spent the key's window (another key's requests, the frames of a stream, one request counted twice)"));
   }
 
   return {
     exchange(ex, how) {
       if (how.bare || !isV1(ex)) return;
-      const start = Date.parse(ex.record.startedAt);
-      const span = { start, end: start + ex.record.ms };
-      const key = keyOf(ex);
-      if (key === undefined) {
-        if (ex.record.sent.lines) {
-          unclear.push(span);
-          if (unclear.length > 100) unclear.shift();
-        }
-        return;
+      const span = spanOf(ex);
+      const credential = credentialOf(ex);
+      if (credential === "unclear") {
+        unclear.push(span);
+        if (unclear.length > 100) unclear.shift();
       }
-      if (succeeded(ex) && ex.method === "GET" && ex.path.split("?")[0] === "/v1/whoami" && typeof ex.json?.channel === "string") channels.set(key, ex.json.channel);
+      if (credential === undefined || credential === "unclear" || credential.cookie) return;
+      const key = credential.digest;
+      const who = whoamiOf(ex);
+      if (who?.channel !== undefined) channels.set(key, who.channel);
       let trace = keys.get(key);
       if (!trace) keys.set(key, (trace = { spans: [], forgottenUntil: 0, pairs: [] }));
       // A request answered now may have been counted between the two answers of a pair already made.
       for (const p of trace.pairs) if (overlaps(span, p.a.span.start, p.b.span.end)) p.could++;
       if (trace.spans.length >= SPANS_PER_KEY) trace.forgottenUntil = Math.max(trace.forgottenUntil, trace.spans.shift()!.end);
       trace.spans.push(span);
-      const window = windowOf(ex.headers);
-      if (window?.policy !== "default") return;
-      const b: Reading = { span, remaining: window.remaining, reset: window.reset, elapsed: how.elapsedSeconds, cite: citedLater(ex.cite) };
+      const b = readingOf(ex, how, span, "default");
+      if (!b) return;
       const a = trace.last;
       trace.last = b;
-      // Only an answer sent after the one before it was answered: which came first is known.
-      if (!a || a.span.end > span.start || b.remaining > a.remaining || b.reset > a.reset) return;
-      const passed = (span.end - a.span.end) / 1000 + (b.elapsed - a.elapsed);
-      // A request the key sent between them may be forgotten already: not judged.
-      if (passed >= a.reset || trace.forgottenUntil > a.span.start) return;
+      // A higher remainder is a window started anew; a request the key sent between them may be forgotten already: not judged.
+      if (!a || !sameWindow(a, b) || b.remaining > a.remaining || trace.forgottenUntil > a.span.start) return;
       const could = trace.spans.filter((s) => s !== a.span && overlaps(s, a.span.start, span.end)).length;
       trace.pairs.push({ a, b, spent: a.remaining - b.remaining, could });
       if (trace.pairs.length > PAIRS_PER_KEY) judge(trace.pairs.shift()!, key);
