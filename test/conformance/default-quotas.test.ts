@@ -18,9 +18,17 @@ function refusal(reason: string, remaining: number): Exchange {
   return { method: "POST", path: "/v1/generations", status: 429, headers, text: JSON.stringify(json), json, label: "main", sentRequestId: "r1", record: { sent, status: 429, headers: [...headers], body: { text: "", size: 0 }, startedAt: "", ms: 0 }, cite: { request: "POST /v1/generations -> 429" } };
 }
 
-function lim3(ex: Exchange): string[] {
+/** A 200 to `GET /v1/me` of the main key sent at `start` (ms since the epoch) and answered `ms` later, whose RateLimit pair says `r=remaining`, `t=30`. */
+function counted(remaining: number, start: number, ms: number): Exchange {
+  const headers = new Headers({ "content-type": "application/json", ratelimit: `"default";r=${remaining};t=30`, "ratelimit-policy": '"default";q=300;w=60' });
+  const sent = { method: "GET", url: "http://h/v1/me", headers: {} };
+  return { method: "GET", path: "/v1/me", status: 200, headers, text: "{}", json: {}, label: "main", record: { sent, status: 200, headers: [...headers], body: { text: "{}", size: 2 }, startedAt: new Date(start).toISOString(), ms }, cite: { request: "GET /v1/me -> 200" } };
+}
+
+function lim3(...answers: Exchange[]): string[] {
   const results = new Results();
-  new AnswerJudge(results, false).exchange(ex, { rule: "SUB-1", bare: false, elapsedSeconds: 0 });
+  const judge = new AnswerJudge(results, false);
+  for (const ex of answers) judge.exchange(ex, { rule: "SUB-1", bare: false, elapsedSeconds: 0 });
   return results.rows().find((r) => r.id === "LIM-3")!.failures.map((f) => f.message);
 }
 
@@ -29,6 +37,12 @@ describe("rate windows and the other limits that answer 429 rate_limited", () =>
     for (const reason of ["concurrency", "queue_full", "submit_rate"]) expect(lim3(refusal(reason, 169)), reason).toEqual([]);
     expect(lim3(refusal("request_rate", 0))).toEqual([]);
     expect(lim3(refusal("request_rate", 169))).toEqual(["a refusing window must describe itself: r=169 on a 429 rate_limited of the request window (details reason request_rate)"]);
+  });
+
+  it("LIM-3: the countdown compares two answers of one credential only when the second request was sent after the first was answered (overlapping ones may be counted in either order)", () => {
+    const at = Date.parse("2026-11-28T12:00:00Z");
+    expect(lim3(counted(250, at, 10), counted(250, at + 5, 15))).toEqual([]);
+    expect(lim3(counted(250, at, 10), counted(250, at + 10, 5))).toEqual(["remaining did not go down within the default window (r=250 then r=250)"]);
   });
 
   it("LIM-3 SUB-1: --generate --allow-spend against the simulator with its default quotas fails nothing, busy slots included", { timeout: 120_000 }, async () => {

@@ -181,14 +181,12 @@ function jsonOf(text: string): unknown {
 
 /**
  * The sink of outside traffic: hands each exchange, as the answer checks and the
- * invariants take it (an active run's `Delivery`), to the run's sinks, after taking out
- * what overlapping requests make unprovable. An answer whose body was not judged goes to
- * the trace as bare.
+ * invariants take it (an active run's `Delivery`), to the run's sinks. An answer whose body
+ * was not judged goes to the trace as bare. (Overlapping requests of one credential, which
+ * the server may have counted in either order, are never compared: `sameWindow` asks that
+ * one was sent after the other was answered.)
  */
 export class PassiveJudge implements TrafficSink {
-  /** When each credential's last answer came (its countdown's baseline), least recently seen first. */
-  readonly #lastAnswer = new Map<string, number>();
-
   constructor(
     private readonly sink: ExchangeSink,
     private readonly seen: AnswersSeen,
@@ -203,9 +201,11 @@ export class PassiveJudge implements TrafficSink {
     if (seen.bare) tally.bare++;
     else if (seen.bodyUnknown) tally.bodyUnknown[seen.bodyUnknown] = (tally.bodyUnknown[seen.bodyUnknown] ?? 0) + 1;
     else tally.judged++;
-    if (judged) this.#ordered(ex.label, seen);
-    else if (CLOCK_MOVE.test(`${ex.method} ${ex.path}`) && ex.status < 300) this.seen.windows.clear();
+    if (!judged && CLOCK_MOVE.test(`${ex.method} ${ex.path}`) && ex.status < 300) this.seen.windows.clear();
     this.sink.exchange(ex, { rule: PASSIVE_CHARGE, bare: !judged, elapsedSeconds: seen.elapsedSeconds });
+    // The countdown check puts each credential's latest window last: the least recently seen goes.
+    const windows = this.seen.windows;
+    if (windows.size > MAX_CREDENTIALS) windows.delete(windows.keys().next().value!);
     // The one thing a request proves on its own: input the contract refuses whatever the state, taken.
     const refused = judged ? this.refused(ex) : undefined;
     if (refused) this.results.fail(refused.rule, refused.message, ex.cite);
@@ -223,22 +223,5 @@ export class PassiveJudge implements TrafficSink {
 
   overflow(opened: Exchange, bytes: number): void {
     this.sink.overflow?.(opened, "EVT-5", `${opened.method} ${opened.path}: a frame larger than ${bytes} bytes (--max-answer-bytes); the stream was read no further (it still reached the client)`);
-  }
-
-  /**
-   * A credential's countdown compares an answer with the one before it only when the
-   * request was sent after that answer came: overlapping requests may have been counted by
-   * the server in either order, so the comparison is not made (the answer becomes the next one's baseline).
-   */
-  #ordered(label: string, seen: Seen): void {
-    const last = this.#lastAnswer.get(label);
-    if (last !== undefined && last >= seen.sentAt) this.seen.windows.delete(label);
-    this.#lastAnswer.delete(label);
-    this.#lastAnswer.set(label, seen.answeredAt);
-    if (this.#lastAnswer.size > MAX_CREDENTIALS) {
-      const oldest = this.#lastAnswer.keys().next().value!;
-      this.#lastAnswer.delete(oldest);
-      this.seen.windows.delete(oldest);
-    }
   }
 }

@@ -1,8 +1,10 @@
 // How an answer describes its rate window: the `RateLimit` and `RateLimit-Policy` pair
 // (RFC 9651 structured fields). Read here once, for the target (it waits for a window's
 // reset rather than spend the caller's last requests), the answer checks (the pair's form,
-// its countdown) and the checks that count what a request costs.
+// its countdown) and the checks that count what a request costs; and when two answers
+// describe the same window, for the countdown check and the window invariants alike.
 import { parseList, Token, type Item } from "structured-headers";
+import type { Exchange } from "./exchange.ts";
 
 export type Pair =
   | { kind: "none" }
@@ -78,4 +80,36 @@ export function itemName(item: Item): string | undefined {
 export function param(item: Item, key: string): number | undefined {
   const v = item[1].get(key);
   return typeof v === "number" ? v : undefined;
+}
+
+/** A request's time, sent to answered, in whole milliseconds since the epoch. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+export function spanOf(ex: Exchange): Span {
+  const start = Date.parse(ex.record.startedAt);
+  return { start, end: start + ex.record.ms };
+}
+
+/** When an answer read a window: its request's time, the seconds the suite had let pass on the target by then (waited, or moved its clock), and the window's reset `t`. */
+export interface WindowSighting {
+  span: Span;
+  elapsed: number;
+  reset: number;
+}
+
+/** Seconds that may have passed on the target between the counting of `a`'s request and of `b`'s (at most). */
+export const passedBetween = (a: WindowSighting, b: WindowSighting) => (b.span.end - a.span.start) / 1000 + (b.elapsed - a.elapsed);
+
+/**
+ * Do `a` and then `b` describe one window, no reset between them? `b` was sent after `a`
+ * was answered (which was counted first is known: overlapping requests may be counted in
+ * either order), its reset is no further away, and less time passed between them than `a`
+ * said was left, by a whole second (`t` is rounded). Whether the remainder went down is
+ * left to the caller: within one window it never goes up, and each request spends one.
+ */
+export function sameWindow(a: WindowSighting, b: WindowSighting): boolean {
+  return a.span.end <= b.span.start && b.reset <= a.reset && passedBetween(a, b) + 1 < a.reset;
 }

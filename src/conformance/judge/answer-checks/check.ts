@@ -2,6 +2,7 @@
 // its findings, each naming the seed rule the answer held or broke (Schemathesis's
 // checks, each a named function in one registry, run on every answer).
 import type { Exchange } from "../../target/exchange.ts";
+import type { WindowSighting } from "../../target/rate-window.ts";
 
 /** An observation of one answer: a rule it held, or one it broke and why. */
 export type Finding = { rule: string; held: true } | { rule: string; held: false; message: string };
@@ -9,17 +10,12 @@ export type Finding = { rule: string; held: true } | { rule: string; held: false
 export const held = (rule: string): Finding => ({ rule, held: true });
 export const broke = (rule: string, message: string): Finding => ({ rule, held: false, message });
 
-/** A `RateLimit` pair as the last answer of a credential showed it. */
-export interface WindowSeen {
+/** A `RateLimit` pair as the last answer of a credential showed it, and when (its request's time, the run's `elapsedSeconds` then). */
+export interface WindowSeen extends WindowSighting {
   policy: string;
   remaining: number;
-  reset: number;
   quota?: number;
   window?: number;
-  /** When it was seen (ms since the epoch). */
-  at: number;
-  /** The run's `elapsedSeconds` when it was seen (time the suite waited or moved the clock). */
-  elapsed: number;
 }
 
 /**

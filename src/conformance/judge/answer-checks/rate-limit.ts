@@ -7,8 +7,8 @@
 import { errorCodes, responseFor } from "../../../contract/index.ts";
 import { isUnrouted } from "../broken-rule.ts";
 import { errorCodeOf, isV1, type Exchange } from "../../target/exchange.ts";
-import { itemName, param, rateLimitPair } from "../../target/rate-window.ts";
-import { broke, held, type AnswerCheck, type Finding } from "./check.ts";
+import { itemName, param, passedBetween, rateLimitPair, sameWindow, spanOf } from "../../target/rate-window.ts";
+import { broke, held, type AnswerCheck, type Finding, type WindowSeen } from "./check.ts";
 
 export const rateLimitForm: AnswerCheck = {
   name: "RateLimit and RateLimit-Policy in their structured form",
@@ -63,22 +63,22 @@ export const rateLimitWindow: AnswerCheck = {
     }
     if (remaining === undefined || reset === undefined) return out;
     const prev = seen.windows.get(ex.label);
-    const now = Date.now();
-    if (!context.staticMock && prev && prev.policy === name && ex.status !== 429) {
-      // Within one window (the reset did not move further away), each request spends one.
-      const passed = (now - prev.at) / 1000 + (context.elapsedSeconds - prev.elapsed);
-      const sameWindow = reset <= prev.reset && passed < prev.reset;
-      if (sameWindow && remaining >= prev.remaining) out.push(broke("LIM-3", `remaining did not go down within the ${name} window (r=${prev.remaining} then r=${remaining})`));
+    const now: WindowSeen = { policy: name, remaining, reset, quota, window, span: spanOf(ex), elapsed: context.elapsedSeconds };
+    if (!context.staticMock && prev && prev.policy === name && ex.status !== 429 && sameWindow(prev, now)) {
+      // Within one window each request spends one.
+      if (remaining >= prev.remaining) out.push(broke("LIM-3", `remaining did not go down within the ${name} window (r=${prev.remaining} then r=${remaining})`));
       // The reset comes closer by the time the suite let pass on the server between them
       // (waited, or its clock moved: what surely passed there, where a frozen clock ignores
       // the real time), judged only while no time that passed can have reached the reset
       // the first answer said. t is whole seconds: RESET_SLACK covers the rounding of both.
       const letPass = context.elapsedSeconds - prev.elapsed;
-      if (sameWindow && passed + RESET_SLACK < prev.reset && reset > prev.reset - letPass + RESET_SLACK) {
+      if (passedBetween(prev, now) + RESET_SLACK < prev.reset && reset > prev.reset - letPass + RESET_SLACK) {
         out.push(broke("LIM-3", `the ${name} window's reset did not come closer: t=${prev.reset}, then t=${reset} after the suite let ${letPass} s pass on the server, within the same window`));
       }
     }
-    seen.windows.set(ex.label, { policy: name, remaining, reset, quota, window, at: now, elapsed: context.elapsedSeconds });
+    // The credential's latest answer goes last, so the oldest-seen goes first when the passive judge bounds its memory.
+    seen.windows.delete(ex.label);
+    seen.windows.set(ex.label, now);
     return out;
   },
 };

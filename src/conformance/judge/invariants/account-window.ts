@@ -25,7 +25,8 @@ import { isV1 } from "../../target/exchange.ts";
 import { broke, held } from "../answer-checks/check.ts";
 import type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
 import { Remembered, resetsState } from "./remembered.ts";
-import { credentialOf, overlaps, pairCite, readingOf, sameWindow, spanOf, spentTooMuch, whoamiOf, type Reading, type Span } from "./window-readings.ts";
+import { sameWindow, spanOf, type Span } from "../../target/rate-window.ts";
+import { credentialOf, overlaps, pairCite, readingOf, spentTooMuch, whoamiOf, type Reading } from "./window-readings.ts";
 
 const RULE = "LIM-1";
 /** Credentials whose account is remembered (a proxy may see many); the first seen is forgotten first. */

@@ -18,7 +18,8 @@ import { isV1 } from "../../target/exchange.ts";
 import { held } from "../answer-checks/check.ts";
 import type { Invariant, InvariantFinding, InvariantWatch } from "./invariant.ts";
 import { Remembered } from "./remembered.ts";
-import { credentialOf, overlaps, readingOf, sameWindow, spanOf, spentTooMuch, whoamiOf, type Reading, type Span } from "./window-readings.ts";
+import { sameWindow, spanOf, type Span } from "../../target/rate-window.ts";
+import { credentialOf, overlaps, readingOf, spentTooMuch, whoamiOf, type Reading } from "./window-readings.ts";
 
 const RULE = "LIM-1";
 /** Keys followed at once (a proxy may see many); the first seen is forgotten first. */

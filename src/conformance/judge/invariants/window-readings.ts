@@ -1,25 +1,15 @@
 // What the invariants over the request windows (a key's, the account's) read from a
 // trace: the credential a request was sent with, known by a digest (never the token or the
-// cookie), the time its request took, and an answer's reading of one named window; when two
-// readings describe the same window; and the finding when a window went down by more than
-// the requests that may have spent it. The rules each window is held to live in its file.
+// cookie), the time its request took, and an answer's reading of one named window (when two
+// readings describe the same window is target/rate-window.ts's `sameWindow`); and the finding
+// when a window went down by more than the requests that may have spent it. The rules each
+// window is held to live in its file.
 import { createHash } from "node:crypto";
 import type { Cited, Exchange } from "../../target/exchange.ts";
-import { windowOf } from "../../target/rate-window.ts";
+import { windowOf, type Span, type WindowSighting } from "../../target/rate-window.ts";
 import type { Delivery } from "../../target/sink.ts";
 import { broke } from "../answer-checks/check.ts";
 import { citedLater, type InvariantFinding } from "./invariant.ts";
-
-/** A request's time, sent to answered, in whole milliseconds. */
-export interface Span {
-  start: number;
-  end: number;
-}
-
-export function spanOf(ex: Exchange): Span {
-  const start = Date.parse(ex.record.startedAt);
-  return { start, end: start + ex.record.ms };
-}
 
 /** Does the span overlap the time from `from` to `to` (touching counts)? */
 export const overlaps = (s: Span, from: number, to: number) => s.start <= to && s.end >= from;
@@ -61,13 +51,8 @@ export function whoamiOf(ex: Exchange): { channel?: string; account?: string } |
 }
 
 /** An answer's reading of the window named `policy`. */
-export interface Reading {
-  /** Its request's time. */
-  span: Span;
+export interface Reading extends WindowSighting {
   remaining: number;
-  reset: number;
-  /** Seconds the suite had let pass on the target (waited, or moved its clock). */
-  elapsed: number;
   cite: Cited;
 }
 
@@ -75,19 +60,6 @@ export function readingOf(ex: Exchange, how: Delivery, span: Span, policy: strin
   const window = windowOf(ex.headers);
   if (window?.policy !== policy) return undefined;
   return { span, remaining: window.remaining, reset: window.reset, elapsed: how.elapsedSeconds, cite: citedLater(ex.cite) };
-}
-
-/** Seconds that may have passed on the target between the counting of `a`'s request and of `b`'s (at most). */
-const passedBetween = (a: Reading, b: Reading) => (b.span.end - a.span.start) / 1000 + (b.elapsed - a.elapsed);
-
-/**
- * Do `a` and then `b` describe one window, no reset between them? `b` was sent after `a`
- * was answered (which was counted first is known), its reset is no further away, and less
- * time passed between them than `a` said was left, by a whole second (`t` is rounded).
- * Whether the remainder went up is left to the caller: within one window, it never does.
- */
-export function sameWindow(a: Reading, b: Reading): boolean {
-  return a.span.end <= b.span.start && b.reset <= a.reset && passedBetween(a, b) + 1 < a.reset;
 }
 
 /** The two readings, as the steps that show a finding. */
