@@ -20,7 +20,8 @@ export default defineConfig({
     maxWorkers: 2,
     // One module cache per worker, not per file: the files import the same contract,
     // simulator and suite, and loading them afresh for each of 136 files cost 67 s of the
-    // run's import time (13 s shared). No test file changes a global it does not put back.
+    // run's import time (13 s shared). So a test file that changes a global (process.env,
+    // globalThis.fetch) puts it back: the next file in the worker would see it.
     isolate: false,
     globalSetup: ["test/support/packed-setup.ts"],
     projects: [
