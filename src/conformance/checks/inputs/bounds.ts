@@ -10,23 +10,20 @@
 // submit's body is probed through the price estimate (the same body, refused the same
 // way, PRICE-7, and free). The cases and their judgement are the generator's
 // (kit/generate/, send-cases.ts), one request each.
-import fc from "fast-check";
-import { operations, type Json } from "../../../contract/index.ts";
+import { type Json } from "../../../contract/index.ts";
 import { baseCase, bodyFault, fieldOfParam, queryFault, queryText, specialExpectation, type Case, type Context } from "../../kit/generate/cases.ts";
-import { generatedRules, planFor, ruleOf, variantValues, type Known, type Plan, type Variant } from "../../kit/generate/plans.ts";
-import { judge, send } from "./send-cases.ts";
+import { generatedRules, ruleOf, variantValues, type Known, type Plan, type Variant } from "../../kit/generate/plans.ts";
+import { everyOperation, sample } from "./every-operation.ts";
 import { fieldFaults, fieldsOf, minimalValue, placed, stringOfLength, view, type Field, type RealValues } from "../../kit/generate/schema.ts";
-import { keyFor } from "../../kit/credentials.ts";
 import { selects } from "../../kit/routes.ts";
-import { knownOf, KNOWN_FACTS } from "../../kit/known.ts";
-import { errorCodeOf, operationLabel } from "../../target/exchange.ts";
+import { KNOWN_FACTS } from "../../kit/known.ts";
+import { operationLabel } from "../../target/exchange.ts";
 import { type Check, type CheckContext } from "../../facts/check.ts";
 
 /** The faults that put a value one past a bound. */
 const PAST_A_BOUND: ReadonlySet<string> = new Set(["above_maximum", "below_minimum", "too_long", "too_short", "too_many_items", "too_few_items"]);
 /** Operations whose accepted request changes nothing that lasts: an upload ticket only signs a PUT (nothing exists until it is done). */
 const TICKETS: ReadonlySet<string> = new Set(["createUpload"]);
-const REPLAY = { seed: 0, perOperation: 0 };
 
 type End = "lower" | "upper";
 
@@ -52,13 +49,6 @@ function edge(field: Field, end: End, real: RealValues): Json | undefined {
 /** Fields whose value the server knows better than the schema (a model of the catalog): their edges go alone. */
 function catalogued(field: Field): boolean {
   return field.view.name === "SubmitModel";
-}
-
-/** Which flag an operation's probes need, or why they are not sent. */
-function notAllowed(c: CheckContext, plan: Plan): string | undefined {
-  if (plan.needs === "spend" && !c.settings.spend) return "needs --allow-spend";
-  if (plan.needs === "writes" && !c.settings.writes) return "needs --allow-writes";
-  return undefined;
 }
 
 /** The cases of one operation: one past every bound, and where accepting changes nothing, every bound at its edge. */
@@ -127,11 +117,6 @@ export function boundCases(plan: Plan, known: Known): { valid: Case[]; invalid: 
   return { valid, invalid };
 }
 
-/** A path of the operation as the generator fills it (this run's objects where it has them). */
-export function sample(plan: Plan): string {
-  return fc.sample(plan.paths, { seed: REPLAY.seed, numRuns: 1 })[0]!;
-}
-
 /** Without `limit`, a page holds the contract's default number of records (all of them when fewer). */
 async function defaults(c: CheckContext, plan: Plan, path: string, as: { key: string; label: string }): Promise<void> {
   for (const p of plan.query) {
@@ -160,35 +145,3 @@ export const boundsEveryInput: Check = {
       if (plan.operation.method === "get" && !plan.operation.path.includes("{")) await defaults(c, plan, plan.operation.path, as);
     }),
 };
-
-/**
- * Sends each operation's cases, one request each, and judges every answer: with a key that
- * holds the operation's scope, gated as its writes and spending are (its rule n/a with the
- * reason), the submit's left to the estimate (the same body, refused the same way, PRICE-7,
- * and free). `after` follows an operation's cases.
- */
-export async function everyOperation(c: CheckContext, what: string, casesOf: (plan: Plan, known: Known) => Case[], after?: (plan: Plan, as: Awaited<ReturnType<typeof keyFor>>) => Promise<void>): Promise<void> {
-  // Reports only on the run's first generation: the reports check revokes its second.
-  const known = { ...knownOf(c), createdIds: knownOf(c).createdIds.slice(0, 1) };
-  for (const op of operations()) {
-    if (op.operationId === "submitGeneration") continue;
-    const plan = planFor(op.operationId, known);
-    if ("skipped" in plan) continue;
-    const why = notAllowed(c, plan);
-    const cases = casesOf(plan, known);
-    if (cases.length === 0) continue;
-    if (why) {
-      c.skip([plan.invalidRule], `${what} of ${op.operationId} not probed: ${why}`);
-      continue;
-    }
-    const as = await keyFor(c, op.scope);
-    for (const kase of cases.filter((k) => selects(c, k.fault?.rule ?? k.validRule))) {
-      const ex = await send(c, plan, kase, REPLAY, as);
-      const finding = judge(c, plan, kase, ex);
-      const rule = kase.fault?.rule ?? kase.validRule;
-      if (finding) c.fail(finding.rule, `${op.operationId}: ${finding.message} (${what})`, ex);
-      else if (ex.status !== 429 && errorCodeOf(ex.json) !== "service_unavailable") c.pass(rule);
-    }
-    await after?.(plan, as);
-  }
-}

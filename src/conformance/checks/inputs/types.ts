@@ -10,7 +10,7 @@ import { generatedRules } from "../../kit/generate/plans.ts";
 import { typeCases } from "../../kit/generate/cases.ts";
 import { KNOWN_FACTS } from "../../kit/known.ts";
 import { type Check } from "../../facts/check.ts";
-import { everyOperation, sample } from "./bounds.ts";
+import { everyOperation, sample } from "./every-operation.ts";
 
 export const typesEveryInput: Check = {
   name: "the types of every input",
