@@ -2,8 +2,7 @@
 // ceiling for the whole account, shared by all its keys"; Limits 3: "When the name is
 // `account`, spreading load over new keys does not help"). The answers to an account's
 // credentials that name `account` read one counter. Between two of them within one window
-// (the reset no further away, less time passed than the first said was left, by a whole
-// second: `t` is rounded), whichever credentials asked:
+// (target/rate-window.ts's `sameWindow`), whichever credentials asked:
 // - the remainder does not go up: a fresh key that sees a fuller account window is a
 //   server keeping the account's counter per key, where new keys do help;
 // - it goes down by at most the account's requests that may have been counted between

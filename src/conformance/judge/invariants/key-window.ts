@@ -1,9 +1,8 @@
 // A key's own request window is spent by that key's requests only (LIM-1: `default` is
 // "one per key (two keys of one account do not share it)"; EVT-12: "frames of an open
 // stream cost nothing"). Between two answers to one API key that describe its `default`
-// window within one window (no reset between: the remainder not higher, the reset no
-// further away, less time passed than the first said was left, by a whole second: `t` is
-// rounded), the remainder went down by at most the key's requests that may have been
+// window within one window (target/rate-window.ts's `sameWindow`, the remainder not
+// higher), the remainder went down by at most the key's requests that may have been
 // counted between them: each request of the key whose time overlaps the span from the
 // first one's sending to the second one's answer, the second included. More is a
 // finding: something else spent the key's window (another key's requests, a stream's
