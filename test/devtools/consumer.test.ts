@@ -257,7 +257,7 @@ test("the account and the catalog", async ({ request }) => {
     expect(prism.status).toBe(2);
     expect(prism.stderr.trim()).toBe("conformance: the run could not complete: Prism is not installed: --prism needs it beside the suite (npm install --save-dev @stoplight/prism-cli@5.14.2)");
     const nowhere = spawnSync(join(project, "node_modules/.bin/generation-hub"), ["conformance", "--base-url", "http://127.0.0.1:9", "--api-key", "ghk_a_secret_key"], { cwd: project, encoding: "utf8", env });
-    expect([nowhere.status, nowhere.stdout, nowhere.stderr]).toEqual([2, "", "conformance: http://127.0.0.1:9 cannot be reached: fetch does not connect to this port, one kept for another protocol (bad port): use another\n"]);
+    expect([nowhere.status, nowhere.stdout, nowhere.stderr]).toEqual([2, "", "conformance: http://127.0.0.1:9 cannot be reached: the connection was refused: nothing listens there (ECONNREFUSED)\n"]);
     const flag = spawnSync(join(project, "node_modules/.bin/generation-hub"), ["conformance", "--frobnicate"], { cwd: project, encoding: "utf8", env });
     expect(flag.status).toBe(2);
     expect(flag.stderr).toContain("Usage: generation-hub conformance [options]");

@@ -13,7 +13,7 @@ import type { SentRequest } from "./record.ts";
 import type { Delivery, ExchangeSink } from "./sink.ts";
 import { AnswerTooLarge, NoAnswer, QuotaStop, ServerSilent, ServerUnreachable, SILENT_LIMIT, unreachableCause } from "./stops.ts";
 import { EventStream, type StreamHooks } from "./stream.ts";
-import { sendFetch, sendRaw, TOO_LARGE, WireError, type Received } from "./wire.ts";
+import { sendFetch, sendHttp, TOO_LARGE, WireError, type Received } from "./wire.ts";
 
 export interface TargetOptions {
   baseUrl: string;
@@ -227,7 +227,7 @@ export class Target {
     const sent: SentRequest = { method, url: spec.url ?? this.options.baseUrl + spec.path, headers, ...(spec.lines ? { lines: spec.lines } : {}), ...(body !== undefined ? { body } : {}) };
     const described = `${method} ${spec.path}`;
     const raw = Boolean(spec.lines || spec.verbatim);
-    // node:http requests never go through a proxy (it may join the repeated lines).
+    // Repeated header lines and a path as written never go through a proxy (it may join the lines, resolve the path).
     const url = spec.url ?? (spec.direct || raw ? this.options.baseUrl : (this.options.viaUrl ?? this.options.baseUrl)) + spec.path;
     this.options.masker.learn(sent);
     const started = Date.now();
@@ -237,8 +237,8 @@ export class Target {
     for (let attempt = 0; !answer; attempt++) {
       this.#count(label);
       try {
-        const wire = { url, timeoutMs: this.options.requestTimeoutMs, limit: this.options.maxAnswerBytes, headersOnly: spec.headersOnly, binary: spec.binary, stream: spec.stream };
-        answer = await (raw ? sendRaw(sent, wire) : sendFetch(sent, wire));
+        const wire = { url, timeoutMs: this.options.requestTimeoutMs, limit: this.options.maxAnswerBytes, headersOnly: spec.headersOnly, binary: spec.binary };
+        answer = await (spec.stream && !raw ? sendFetch(sent, wire) : sendHttp(sent, wire));
       } catch (error) {
         if (error === TOO_LARGE) throw this.#unanswered(sent, this.#tooLarge(described, sent, spec.rule));
         const cause = error instanceof WireError ? error.cause : error;

@@ -11,9 +11,8 @@ import { request as httpRequest, createServer, type IncomingMessage, type Outgoi
 import { request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
 import { StringDecoder } from "node:string_decoder";
-import type { Transform } from "node:stream";
-import { brotliDecompressSync, createBrotliDecompress, createGunzip, createInflate, gunzipSync, inflateSync } from "node:zlib";
 import { hostAllowList } from "../../../simulator/http/hosts.ts";
+import { decompressor, inflate } from "../content-coding.ts";
 import { exchangeOf, type Exchange } from "../exchange.ts";
 import { KEPT_BODY, type SentRequest } from "../record.ts";
 import { FrameReader } from "./frames.ts";
@@ -250,21 +249,10 @@ function forward(req: IncomingMessage, res: ServerResponse, c: Context): void {
   });
 }
 
-/** A streamed body's decompressor for its Content-Encoding (none for identity). */
-function decompressor(encoding: string): Transform | undefined {
-  if (encoding === "gzip" || encoding === "x-gzip") return createGunzip();
-  if (encoding === "deflate") return createInflate();
-  if (encoding === "br") return createBrotliDecompress();
-  return undefined;
-}
-
 /** A whole body decompressed for its Content-Encoding, at most `limit` bytes (undefined beyond, or when it cannot be read). */
 function inflated(raw: Buffer, encoding: string, limit: number): Buffer | undefined {
   try {
-    if (encoding === "gzip" || encoding === "x-gzip") return gunzipSync(raw, { maxOutputLength: limit });
-    if (encoding === "deflate") return inflateSync(raw, { maxOutputLength: limit });
-    if (encoding === "br") return brotliDecompressSync(raw, { maxOutputLength: limit });
-    return raw;
+    return inflate(raw, encoding, limit);
   } catch {
     return undefined;
   }
