@@ -24,6 +24,8 @@ export default defineConfig({
     // globalThis.fetch) puts it back: the next file in the worker would see it.
     isolate: false,
     globalSetup: ["test/support/packed-setup.ts"],
+    // TEST_CPU_LOG=/tmp/cpu.tsv npx vitest run: each file's CPU (docs/contributing.md).
+    setupFiles: process.env.TEST_CPU_LOG ? ["test/support/cpu-per-file.ts"] : [],
     projects: [
       { extends: true, test: { name: "tests", include: ["test/**/*.test.ts"], exclude: [...configDefaults.exclude, ...LAST], sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: "last", include: LAST, sequence: { groupOrder: 1 } } },
