@@ -29,18 +29,29 @@ async function serve(listener: RequestListener): Promise<string> {
 const options = (url: string, more: Partial<WireOptions> = {}): WireOptions => ({ url, timeoutMs: 2_000, limit: 1024, ...more });
 
 describe("a request on the wire", () => {
-  it("carries the headers fetch adds when the suite sets none of them, and the suite's own where it does; its path goes as written", async () => {
-    const seen: { headers: IncomingHttpHeaders; url?: string }[] = [];
+  it("carries the headers fetch adds when the suite sets none of them, and the suite's own where it does", async () => {
+    const seen: IncomingHttpHeaders[] = [];
     const url = await serve((req, res) => {
-      seen.push({ headers: req.headers, url: req.url });
+      seen.push(req.headers);
       res.end("{}");
     });
-    await sendHttp({ method: "GET", url: `${url}/v1/./me`, headers: { authorization: "Bearer k" } }, options(`${url}/v1/./me`));
+    await sendHttp({ method: "GET", url: `${url}/v1/me`, headers: { authorization: "Bearer k" } }, options(`${url}/v1/me`));
     await sendHttp({ method: "GET", url: `${url}/v1/me`, headers: { Accept: "application/json", "accept-language": "ru" } }, options(`${url}/v1/me`));
     expect(seen).toHaveLength(2);
-    expect(seen[0]!.url).toBe("/v1/./me");
-    expect(seen[0]!.headers).toMatchObject({ authorization: "Bearer k", accept: "*/*", "accept-language": "*", "user-agent": "node", "accept-encoding": "gzip, deflate" });
-    expect(seen[1]!.headers).toMatchObject({ accept: "application/json", "accept-language": "ru" });
+    expect(seen[0]).toMatchObject({ authorization: "Bearer k", accept: "*/*", "accept-language": "*", "user-agent": "node", "accept-encoding": "gzip, deflate" });
+    expect(seen[1]).toMatchObject({ accept: "application/json", "accept-language": "ru" });
+  });
+
+  it("sends its path as fetch does (a space, a non-ASCII character percent-encoded in UTF-8, dot segments resolved), or as written where a check asks", async () => {
+    const seen: string[] = [];
+    const url = await serve((req, res) => {
+      seen.push(req.url!);
+      res.end("{}");
+    });
+    const written = `${url}/v1/./models?q=a b ü☃`;
+    await sendHttp({ method: "GET", url: written, headers: {} }, options(written));
+    await sendHttp({ method: "GET", url: `${url}/v1/./me`, headers: {} }, options(`${url}/v1/./me`, { asWritten: true }));
+    expect(seen).toEqual(["/v1/models?q=a%20b%20%C3%BC%E2%98%83", "/v1/./me"]);
   });
 
   it("reads a compressed answer as its text (Content-Encoding undone), and counts the bytes it was", async () => {

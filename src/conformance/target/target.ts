@@ -237,7 +237,7 @@ export class Target {
     for (let attempt = 0; !answer; attempt++) {
       this.#count(label);
       try {
-        const wire = { url, timeoutMs: this.options.requestTimeoutMs, limit: this.options.maxAnswerBytes, headersOnly: spec.headersOnly, binary: spec.binary };
+        const wire = { url, timeoutMs: this.options.requestTimeoutMs, limit: this.options.maxAnswerBytes, headersOnly: spec.headersOnly, binary: spec.binary, asWritten: raw };
         answer = await (spec.stream && !raw ? sendFetch(sent, wire) : sendHttp(sent, wire));
       } catch (error) {
         if (error === TOO_LARGE) throw this.#unanswered(sent, this.#tooLarge(described, sent, spec.rule));

@@ -1,10 +1,11 @@
 // How a request goes on the wire and how much of its answer is read: node:http for every
-// request (its path as given, a header line given twice sent twice), fetch for a request
-// whose answer may be an event stream (its body is left open as a web stream); each waits
-// at most the timeout for the whole answer and reads at most `limit` bytes of the body
-// (`TOO_LARGE` beyond). node:http costs about a third of fetch's CPU per request, and a
-// whole run sends some 1,900. Nothing here judges, counts or masks: the target does that,
-// once, for every request whichever way it went.
+// request (as fetch would send it; where a check asks, with its path as written and a
+// header line given twice sent twice), fetch for a request whose answer may be an event
+// stream (its body is left open as a web stream); each waits at most the timeout for the
+// whole answer and reads at most `limit` bytes of the body (`TOO_LARGE` beyond). node:http
+// costs about a third of fetch's CPU per request, and a whole run sends some 1,900. Nothing
+// here judges, counts or masks: the target does that, once, for every request whichever
+// way it went.
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { inflate } from "./content-coding.ts";
@@ -15,8 +16,14 @@ import type { SentRequest } from "./record.ts";
 export const TOO_LARGE = Symbol("answer too large");
 
 export interface WireOptions {
-  /** Where it goes (a proxy in front of the server, or the address itself): its path is sent as written. */
+  /** Where it goes (a proxy in front of the server, or the address itself). */
   url: string;
+  /**
+   * Its path and query as written: no dot segment resolved, nothing escaped (the requests
+   * that test how a server reads them). Else they go as fetch sends them (the URL parsed:
+   * a space or a non-ASCII character percent-encoded in UTF-8, dot segments resolved).
+   */
+  asWritten?: boolean;
   timeoutMs: number;
   /** Most bytes of the body read. */
   limit: number;
@@ -95,9 +102,9 @@ async function readCapped(res: Response, limit: number): Promise<Uint8Array> {
 const FETCH_DEFAULTS: Record<string, string> = { accept: "*/*", "accept-language": "*", "sec-fetch-mode": "cors", "user-agent": "node", "accept-encoding": "gzip, deflate" };
 
 /**
- * Sends through node:http: its path as written (no dot segment resolved) and some header
- * lines repeated (an array value goes as one line each); the body undone from its
- * Content-Encoding, at most `limit` bytes of it.
+ * Sends through node:http: its path as fetch would send it or as written (`asWritten`),
+ * some header lines repeated (an array value goes as one line each); the body undone from
+ * its Content-Encoding, at most `limit` bytes of it.
  */
 export function sendHttp(sent: SentRequest, o: WireOptions): Promise<Received> {
   const headers: Record<string, string | string[]> = {};
@@ -128,7 +135,8 @@ export function sendHttp(sent: SentRequest, o: WireOptions): Promise<Received> {
     };
     let req: ReturnType<typeof httpRequest>;
     try {
-      const path = o.url.slice(new URL(o.url).origin.length) || "/";
+      const parsed = new URL(o.url);
+      const path = o.asWritten ? o.url.slice(parsed.origin.length) || "/" : parsed.pathname + parsed.search;
       req = (o.url.startsWith("https:") ? httpsRequest : httpRequest)(o.url, { method: sent.method, headers, path }, (res) => {
         const status = res.statusCode ?? 0;
         const answered = () => {
