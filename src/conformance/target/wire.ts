@@ -120,7 +120,11 @@ export function sendHttp(sent: SentRequest, o: WireOptions): Promise<Received> {
   if (body) headers["content-length"] = String(body.length);
   return new Promise((resolve, reject) => {
     let timedOut = false;
-    const fail = (error: unknown) => reject(error === TOO_LARGE ? error : new WireError(error, timedOut));
+    // Each way it ends stops the timer: an answer, an error, an answer too large.
+    const fail = (error: unknown) => {
+      clearTimeout(timer);
+      reject(error === TOO_LARGE ? error : new WireError(error, timedOut));
+    };
     const timer = setTimeout(() => {
       timedOut = true;
       req.destroy(new Error(`timed out after ${o.timeoutMs} ms`));
@@ -152,8 +156,7 @@ export function sendHttp(sent: SentRequest, o: WireOptions): Promise<Received> {
         }
         if (Number(res.headers["content-length"] ?? 0) > o.limit) {
           req.destroy();
-          clearTimeout(timer);
-          reject(TOO_LARGE);
+          fail(TOO_LARGE);
           return;
         }
         const chunks: Buffer[] = [];
@@ -163,8 +166,7 @@ export function sendHttp(sent: SentRequest, o: WireOptions): Promise<Received> {
           if (size <= o.limit) chunks.push(c);
           else {
             req.destroy();
-            clearTimeout(timer);
-            reject(TOO_LARGE);
+            fail(TOO_LARGE);
           }
         });
         res.on("end", () =>
@@ -180,21 +182,14 @@ export function sendHttp(sent: SentRequest, o: WireOptions): Promise<Received> {
             return { status, headers, text: textual ? new TextDecoder().decode(read) : "", ...(o.binary ? { bytes: new Uint8Array(read) } : {}), size: read.length };
           }),
         );
-        res.on("error", (error) => {
-          clearTimeout(timer);
-          fail(error);
-        });
+        res.on("error", fail);
       });
     } catch (error) {
       // A header value node:http will not send (fetch refuses the same ones).
-      clearTimeout(timer);
       fail(error);
       return;
     }
-    req.on("error", (error) => {
-      clearTimeout(timer);
-      fail(error);
-    });
+    req.on("error", fail);
     req.end(body);
   });
 }
