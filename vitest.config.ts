@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { configDefaults, defineConfig } from "vitest/config";
 
 // The run's name: the test files that install the packed packages share one packing of
-// them per run (test/support/packed.ts); the workers inherit it.
+// them per run (test/support/packed.ts), and the run's bundled programs live in a folder of
+// its name (test/support/bundled.ts); the workers inherit it.
 process.env.HUB_TEST_RUN ??= randomUUID();
 
 /**

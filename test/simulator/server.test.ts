@@ -19,7 +19,8 @@ describe("npm start", () => {
 
   it("starts with no set-up, prints its base address and the demo credentials, serves until stopped; flags and environment configure it", async () => {
     const docsDir = join(mkdtempSync(join(tmpdir(), "sim-docs-")), "site");
-    const cli = await startCli(["--port", "0", "--clock-speed", "0"], { SIM_HOST: "127.0.0.1", SIM_KEY_QUOTA: "7", SIM_DOCS_DIR: docsDir });
+    // Through tsx, as `npm start` runs it (the other starts run the same sources bundled).
+    const cli = await startCli(["--port", "0", "--clock-speed", "0"], { SIM_HOST: "127.0.0.1", SIM_KEY_QUOTA: "7", SIM_DOCS_DIR: docsDir }, { tsx: true });
     const { url } = cli;
     try {
       expect(demoKeys()).not.toHaveLength(0);

@@ -1,10 +1,18 @@
 // `npm start` (src/simulator/main.ts) as a child process: run to its end, or started until
-// it listens. Everything it prints (stdout and stderr together) is kept.
+// it listens. Everything it prints (stdout and stderr together) is kept. It runs bundled
+// (test/support/bundled.ts), or through tsx as `npm start` runs it when a test asks (`tsx`).
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect } from "vitest";
+import { bundled } from "../../support/bundled.ts";
 
-function launch(args: string[], env: Record<string, string>): { child: ChildProcess; out: () => string } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/simulator/main.ts", ...args], { cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+/** How a test starts the program: `tsx: true` runs the source through tsx, as `npm start` does. */
+export interface Launch {
+  tsx?: boolean;
+}
+
+async function launch(args: string[], env: Record<string, string>, how: Launch): Promise<{ child: ChildProcess; out: () => string }> {
+  const program = how.tsx ? ["--import", "tsx", "src/simulator/main.ts"] : [await bundled("src/simulator/main.ts")];
+  const child = spawn(process.execPath, [...program, ...args], { cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
@@ -14,8 +22,8 @@ function launch(args: string[], env: Record<string, string>): { child: ChildProc
 const exited = (child: ChildProcess) => new Promise<unknown>((resolve) => child.on("exit", resolve));
 
 /** Runs the CLI to its end; answers its exit code and everything it printed. */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: unknown; out: string }> {
-  const { child, out } = launch(args, env);
+export async function runCli(args: string[], env: Record<string, string> = {}, how: Launch = {}): Promise<{ code: unknown; out: string }> {
+  const { child, out } = await launch(args, env, how);
   const code = await exited(child);
   return { code, out: out() };
 }
@@ -30,8 +38,8 @@ export interface RunningCli {
 }
 
 /** Starts the CLI and waits until it prints the address it listens on. */
-export async function startCli(args: string[], env: Record<string, string> = {}): Promise<RunningCli> {
-  const { child, out } = launch(args, env);
+export async function startCli(args: string[], env: Record<string, string> = {}, how: Launch = {}): Promise<RunningCli> {
+  const { child, out } = await launch(args, env, how);
   const stopped = exited(child);
   const stop = () => {
     child.kill("SIGTERM");
