@@ -4,13 +4,12 @@
 // a page. A run that does not end within its time is killed and reported as a hang.
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { build, type Plugin } from "esbuild";
 import type { BrowserContext } from "playwright-core";
 import { at } from "../../scripts/lib/paths.ts";
+import { ownImportMetaUrl } from "../support/bundled.ts";
 
 /** The package's published entry points, as the samples import them. */
 const PACKAGE_ENTRIES: Record<string, string> = {
@@ -39,16 +38,6 @@ export async function bundleSample(sample: Bundled, platform: "node" | "browser"
     name: "samples",
     setup(b) {
       b.onResolve({ filter: /^@generation-hub\/(api(\/oauth)?|devtools(\/(simulator|conformance|msw))?)$/ }, (a) => ({ path: PACKAGE_ENTRIES[a.path]! }));
-      // The sources read files beside them (the conformance suite its rule registry): in a
-      // bundle each keeps its own address, as it has in the installed package.
-      if (platform === "node") {
-        b.onLoad({ filter: /\.ts$/ }, async (a) => {
-          if (!a.path.startsWith(at("src"))) return undefined;
-          const text = await readFile(a.path, "utf8");
-          if (!text.includes("import.meta.url")) return undefined;
-          return { contents: text.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(a.path).href)), loader: "ts" };
-        });
-      }
       b.onResolve({ filter: /^sample:entry$/ }, () => ({ path: "entry", namespace: "sample" }));
       b.onLoad({ filter: /.*/, namespace: "sample" }, () => ({ contents: sample.source, loader: "ts", resolveDir: sample.resolveDir }));
     },
@@ -61,7 +50,9 @@ export async function bundleSample(sample: Bundled, platform: "node" | "browser"
     target: "es2022",
     write: false,
     logLevel: "silent",
-    plugins: [resolver],
+    // The sources read files beside them (the conformance suite its rule registry): in a
+    // bundle each keeps its own address, as it has in the installed package.
+    plugins: platform === "node" ? [resolver, ownImportMetaUrl] : [resolver],
     // CommonJS packages bundled into an ES module (Fastify, for a sample that starts the
     // simulator) require Node's built-ins at run time.
     banner: platform === "node" ? { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' } : undefined,

@@ -18,14 +18,20 @@ import { at } from "../../scripts/lib/paths.ts";
 /** The programs, by the path of their source. */
 export type Program = "src/simulator/main.ts" | "src/conformance/main.ts";
 
-/** Each module's `import.meta.url` written in as its own source's address (a bundle has one address for all). */
-const ownImportMetaUrl: Plugin = {
+/**
+ * A source's `import.meta.url` written in as the address of its file: a bundle has one
+ * address for all its modules, and the sources find files beside them (the contract, the
+ * seed rules, the docs site). Also what test/docs/sample-runner.ts bundles samples with.
+ */
+export const ownImportMetaUrl: Plugin = {
   name: "own-import-meta-url",
   setup(plugin) {
-    plugin.onLoad({ filter: /\.ts$/ }, async ({ path }) => ({
-      contents: (await readFile(path, "utf8")).replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(path).href)),
-      loader: "ts",
-    }));
+    plugin.onLoad({ filter: /\.ts$/ }, async ({ path }) => {
+      if (!path.startsWith(at("src"))) return undefined;
+      const text = await readFile(path, "utf8");
+      if (!text.includes("import.meta.url")) return undefined;
+      return { contents: text.replaceAll("import.meta.url", JSON.stringify(pathToFileURL(path).href)), loader: "ts" };
+    });
   },
 };
 
