@@ -35,7 +35,7 @@ async function target(request: CliRequest, log: (line: string) => void, cleanups
   }
   if (o.baseUrl) {
     if (!o.apiKey) throw new Usage("--api-key (or HUB_API_KEY) is required with --base-url");
-    const control = o.staticMock ? undefined : await detectSimulatorControl(o.baseUrl, o.apiKey);
+    const control = o.staticMock ? undefined : await detectSimulatorControl(o.baseUrl, o.apiKey, o.requestTimeoutMs);
     if (control) log(`${o.baseUrl} exposes the simulator's control interface (/_sim/): the suite moves its clock instead of waiting (it owns that simulator while it runs: other clients see its clock jump), and the sequences that cancel or delete a generation or revoke a key use it`);
     return { ...o, baseUrl: o.baseUrl, apiKey: o.apiKey, ...(control ? { control } : {}) };
   }

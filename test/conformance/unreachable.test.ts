@@ -49,6 +49,11 @@ describe("a server the suite cannot reach", () => {
       const run = await cli(["--base-url", silent.url, "--api-key", "ghk_x", "--timeout", "300"]);
       expect([run.code, run.stdout, run.stderr.trim().split("\n").length]).toEqual([2, "", 1]);
       expect(run.stderr).toMatch(/stopped answering: 3 requests in a row got no answer within 300 ms \(--timeout\)/);
+      // --timeout bounds the command's first read too, the one that looks for the
+      // simulator's control interface (it waited 5 s, whatever --timeout said).
+      const looked = silent.held().filter((h) => h.request === "GET /_sim/scenarios");
+      expect(looked).toHaveLength(1);
+      expect(looked[0]!.ms).toBeLessThan(2_000);
     } finally {
       await silent.close();
     }

@@ -47,13 +47,19 @@ export function simulatorControl(base: string, accountId = "acc_demo", control =
   };
 }
 
+/** How long the reads that look for the control interface wait for an answer, at most. */
+const DETECT_MS = 5_000;
+
 /**
  * The simulator's control interface when the target exposes it (the standalone mock as
  * `generation-hub mock` starts it, or a proxy in front of one), for the account of the
  * main key; undefined for any other server. One harmless read of `GET /_sim/scenarios`
- * tells: a server without it answers 404 (or nothing), and the run goes on without.
+ * tells: a server without it answers 404 (or nothing), and the run goes on without. Each
+ * read waits DETECT_MS at most, or the run's per-request timeout (--timeout) when shorter:
+ * a server that answers nothing costs no more here than on the run's first request.
  */
-export async function detectSimulatorControl(base: string, apiKey: string, timeoutMs = 5_000): Promise<ServerControl | undefined> {
+export async function detectSimulatorControl(base: string, apiKey: string, requestTimeoutMs?: number): Promise<ServerControl | undefined> {
+  const timeoutMs = Math.min(DETECT_MS, requestTimeoutMs ?? DETECT_MS);
   const control = HubControl.overHttp(base, { fetch: (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) }) });
   try {
     const listed = await control.scenarios();

@@ -49,9 +49,17 @@ export function selfSigned(): Promise<Listening> {
   return listen(server as unknown as Server, "https");
 }
 
-/** A server that takes every request and never answers it. */
-export function neverAnswers(): Promise<Listening> {
-  return listen(createHttp(() => undefined), "http");
+/**
+ * A server that takes every request and never answers it. `held()`: per request (method
+ * and path), how long its client kept waiting before it closed the connection, in ms.
+ */
+export async function neverAnswers(): Promise<Listening & { held(): { request: string; ms: number }[] }> {
+  const held: { request: string; ms: number }[] = [];
+  const server = createHttp((req) => {
+    const since = Date.now();
+    req.socket.once("close", () => held.push({ request: `${req.method} ${(req.url ?? "/").split("?")[0]}`, ms: Date.now() - since }));
+  });
+  return { ...(await listen(server, "http")), held: () => held };
 }
 
 /**
