@@ -1,9 +1,9 @@
-// The two packages as a user gets them, packed once per test run: `npm run build:package`,
-// then `npm pack` of the client package and of @generation-hub/devtools (whose prepack
-// compiles it and copies the reference docs). Every test that installs them in a fresh
+// The two packages as a user gets them, packed once per test run: `npm pack` of the client
+// package (whose prepack is `npm run build:package`) and of @generation-hub/devtools (whose
+// prepack compiles it and copies the reference docs). Every test that installs them in a fresh
 // project (the client's consumer test, the dev tools' consumer test, the Playwright proof)
 // installs these tarballs. Packing rebuilds dist/ in place, so two files packing at once
-// could pack each other's half-built dist; and it is ~16 s of CPU each time. The first
+// could pack each other's half-built dist; and it is about 17 s of CPU each time. The first
 // file to ask packs (it takes a lock: a folder only one process can make); the others wait
 // for its tarballs, or for its failure. vitest.config.ts names the run (HUB_TEST_RUN) and
 // clears the folder at the end (test/support/packed-setup.ts).
@@ -34,7 +34,6 @@ function pack(folder: string): PackedPackages {
   const run = (args: string[]) => execFileSync("npm", args, { cwd: at("."), encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env });
   // The JSON of `npm pack --json` follows whatever the package's prepack printed.
   const tarball = (output: string) => join(folder, (JSON.parse(output.slice(output.search(/^\[/m))) as { filename: string }[])[0]!.filename);
-  run(["run", "build:package"]);
   return {
     api: tarball(run(["pack", "--json", "--pack-destination", folder])),
     devtools: tarball(run(["pack", "--json", "-w", "packages/devtools", "--pack-destination", folder])),
