@@ -54,3 +54,13 @@ export function bundled(program: Program): Promise<string> {
   }
   return done;
 }
+
+/** How a test starts a program: bundled, or `tsx: true` through tsx, as its npm script runs it. */
+export interface Launch {
+  tsx?: boolean;
+}
+
+/** Node's arguments that start `program` (the program's own arguments follow them). */
+export async function programArgs(program: Program, how: Launch = {}): Promise<string[]> {
+  return how.tsx ? ["--import", "tsx", program] : [await bundled(program)];
+}

@@ -3,7 +3,7 @@
 // prepack compiles it and copies the reference docs). Every test that installs them in a fresh
 // project (the client's consumer test, the dev tools' consumer test, the Playwright proof)
 // installs these tarballs. Packing rebuilds dist/ in place, so two files packing at once
-// could pack each other's half-built dist; and it is about 17 s of CPU each time. The first
+// could pack each other's half-built dist; and it is about 16 s of CPU each time. The first
 // file to ask packs (it takes a lock: a folder only one process can make); the others wait
 // for its tarballs, or for its failure. vitest.config.ts names the run (HUB_TEST_RUN) and
 // clears the folder at the end (test/support/packed-setup.ts).

@@ -5,12 +5,12 @@
 // itself: the tsx command would start a second Node process to do it (about 0.2 s of CPU).
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { bundled } from "../../support/bundled.ts";
+import { programArgs, type Launch } from "../../support/bundled.ts";
 
 export const root = fileURLToPath(new URL("../../../", import.meta.url));
 
-export async function cli(args: string[], env: Record<string, string> = {}, how: { tsx?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const program = how.tsx ? ["--import", "tsx", "src/conformance/main.ts"] : [await bundled("src/conformance/main.ts")];
+export async function cli(args: string[], env: Record<string, string> = {}, how: Launch = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const program = await programArgs("src/conformance/main.ts", how);
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [...program, ...args], { cwd: root, env: { ...process.env, HUB_BASE_URL: "", HUB_API_KEY: "", ...env } });
     let stdout = "";

@@ -3,16 +3,10 @@
 // (test/support/bundled.ts), or through tsx as `npm start` runs it when a test asks (`tsx`).
 import { spawn, type ChildProcess } from "node:child_process";
 import { expect } from "vitest";
-import { bundled } from "../../support/bundled.ts";
-
-/** How a test starts the program: `tsx: true` runs the source through tsx, as `npm start` does. */
-export interface Launch {
-  tsx?: boolean;
-}
+import { programArgs, type Launch } from "../../support/bundled.ts";
 
 async function launch(args: string[], env: Record<string, string>, how: Launch): Promise<{ child: ChildProcess; out: () => string }> {
-  const program = how.tsx ? ["--import", "tsx", "src/simulator/main.ts"] : [await bundled("src/simulator/main.ts")];
-  const child = spawn(process.execPath, [...program, ...args], { cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...(await programArgs("src/simulator/main.ts", how)), ...args], { cwd: process.cwd(), env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
