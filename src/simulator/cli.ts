@@ -307,6 +307,13 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
     console.error(startupProblem(error as Error & { code?: string }, options));
     process.exit(1);
   }
+  // In place before the banner: a caller that stops the simulator as soon as it reads the
+  // address (a script, a test) gets the graceful stop and exit 0, not death by the signal.
+  const stop = () => {
+    sim.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
   const scenario = sim.hub.scenario;
   const keys = scenario.keys;
   const width = Math.max(...keys.map((k) => k.secret.length));
@@ -347,10 +354,5 @@ export async function runMock(argv: string[], command: MockCommand): Promise<voi
       (error) => console.error(`The docs could not be built (${(error as Error).message}); run \`npm run docs\`.`),
     );
   }
-  const stop = () => {
-    sim.close().then(() => process.exit(0), () => process.exit(1));
-  };
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
 }
 
