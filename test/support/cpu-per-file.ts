@@ -1,7 +1,8 @@
 // Each test file's CPU, when TEST_CPU_LOG names a file (vitest.config.ts then loads this
 // before every test file): a line per file, "file, CPU of its worker in ms, CPU of the
-// processes it started and waited for in ms (/proc: Linux only), wall ms", from its first
-// hook to its last. The suite is bound by CPU, so this, not the wall time of a file that
+// processes it started and waited for in ms (/proc: Linux only), wall ms, start (ms since
+// the epoch), worker pid", from its first hook to its last (the last two draw the run's
+// timeline: which worker ran what when, and where one waited for the other). The suite is bound by CPU, so this, not the wall time of a file that
 // shared the machine with another, says where the run's time goes.
 import { appendFileSync, readFileSync } from "node:fs";
 import { relative } from "node:path";
@@ -27,5 +28,5 @@ beforeAll(({}: object, suite: { file?: { filepath: string } }) => {
 
 afterAll(() => {
   const own = process.cpuUsage(cpu);
-  appendFileSync(process.env.TEST_CPU_LOG!, `${file}\t${Math.round((own.user + own.system) / 1000)}\t${childrenCpuMs() - children}\t${Date.now() - started}\n`);
+  appendFileSync(process.env.TEST_CPU_LOG!, `${file}\t${Math.round((own.user + own.system) / 1000)}\t${childrenCpuMs() - children}\t${Date.now() - started}\t${started}\t${process.pid}\n`);
 });
