@@ -1,5 +1,5 @@
 // Type tests of the client (expectTypeOf and @ts-expect-error). They are checked by the
-// compiler, never run: `npx tsc -p tsconfig.json` (first step of `npm test`) and
+// compiler, never run: `tsc -p tsconfig.json` (test/typecheck.test.ts, in `npm test`) and
 // test/client/typecheck.test.ts compile this file and fail on any error, including an
 // `@ts-expect-error` that no longer has an error under it.
 import { expectTypeOf } from "vitest";
