@@ -2,7 +2,10 @@
 // address and key, its reports for CI, and its exit status. What it tests is the command
 // itself (its flags, streams, exit status and report files), so each test spawns it: the
 // first through tsx as `npm run conformance` runs it, the rest bundled (a start through tsx
-// costs about a second of CPU before it sends anything).
+// costs about a second of CPU before it sends anything). 11 to 16 s on a quiet machine; up
+// to about 40 s in a fresh clone's first run (38 s in the CI rehearsal of 2026-11-29, three
+// test workers sharing the two cores): about 30 starts of the command, each a process that
+// must be judged from outside.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";

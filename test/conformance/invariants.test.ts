@@ -3,7 +3,8 @@
 // the invariant's finding; where no probe meets the bug, with its findings only), and each judges a
 // trace handed to it from outside a run (as the passive mode feeds it).
 // Over 30 s on a loaded machine (42.7 s in the CI rehearsal of 2026-11-28 with ten runs;
-// 57 s with twelve at a load average of 3): twelve whole default runs, one per invariant's
+// 57 s with twelve at a load average of 3; 40 to 62 s since three test workers share the
+// two cores): twelve whole default runs, one per invariant's
 // broken server and one clean run where the account ceiling binds, each with a simulator
 // of its own (concurrent).
 import { describe, expect, it } from "vitest";

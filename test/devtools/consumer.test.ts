@@ -6,7 +6,8 @@
 // project's own vitest run and in a page of the project in Chromium. Nothing here runs from
 // this repository's sources or through tsx.
 //
-// Why it takes 40 to 65 s on the shared 2-core machine: installing the packed packages
+// Why it takes 45 to 100 s on the shared 2-core machine (65 s with the machine quiet, 102 s
+// in the first run of a fresh clone, three test workers sharing the cores): installing the packed packages
 // with msw and vitest from the registry's cache, the packed bins started as processes, a
 // vitest run of the project's own, and Chromium for the MSW page and the shipped docs'
 // try-it panel. Each is what a user's project runs; none can run in this process.
