@@ -7,8 +7,8 @@
 // this repository's sources or through tsx.
 //
 // Why it takes 45 to 100 s on the shared 2-core machine (65 s with the machine quiet, 102 s
-// in the first run of a fresh clone, three test workers sharing the cores): installing the packed packages
-// with msw and vitest from the registry's cache, the packed bins started as processes, a
+// in the first run of a fresh clone, three test workers sharing the cores): installing the
+// packed packages with msw and vitest from the registry's cache, the packed bins started as processes, a
 // vitest run of the project's own, and Chromium for the MSW page and the shipped docs'
 // try-it panel. Each is what a user's project runs; none can run in this process.
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";

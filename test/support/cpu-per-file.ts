@@ -2,8 +2,9 @@
 // before every test file): a line per file, "file, CPU of its worker in ms, CPU of the
 // processes it started and waited for in ms (/proc: Linux only), wall ms, start (ms since
 // the epoch), worker pid", from its first hook to its last (the last two draw the run's
-// timeline: which worker ran what when, and where one waited for the other). The suite is bound by CPU, so this, not the wall time of a file that
-// shared the machine with another, says where the run's time goes.
+// timeline: which worker ran what when, and where one waited for the other). The suite is
+// bound by CPU, so this, not the wall time of a file that shared the machine with another,
+// says where the run's time goes.
 import { appendFileSync, readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { afterAll, beforeAll } from "vitest";
