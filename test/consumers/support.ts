@@ -143,7 +143,7 @@ export function filesUnder(dir: string, ext: RegExp): string[] {
  * template that concern types): `strict`, ES modules resolved the bundler's way with `.ts`
  * imports allowed, the DOM's fetch. `@generation-hub/api` is this repository's client
  * (its sources), as the package exports it; `paths` adds a generator's own mappings.
- * `only` checks those files and what they import instead of every file.
+ * `only` answers those files' own problems, checking of the rest only what they use.
  */
 export function typeCheck(dir: string, paths: Record<string, string[]> = {}, only?: string[]): string[] {
   const rootNames = only ?? filesUnder(dir, /\.tsx?$/);
@@ -160,7 +160,9 @@ export function typeCheck(dir: string, paths: Record<string, string[]> = {}, onl
     paths: { "@generation-hub/api": [at("src/client/index.ts")], ...paths },
   };
   const program = ts.createProgram({ rootNames, options });
-  return ts.getPreEmitDiagnostics(program).map((d) => {
+  // With `only`: those files' own problems (the rest is checked as far as they use it).
+  const diagnostics = only ? only.flatMap((f) => ts.getPreEmitDiagnostics(program, program.getSourceFile(f))) : ts.getPreEmitDiagnostics(program);
+  return diagnostics.map((d) => {
     const where = d.file ? `${relative(dir, d.file.fileName)}(${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1})` : "";
     return `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
   });

@@ -24,8 +24,11 @@ describe("docs/simulator.md, Mock Service Worker in a Node test", () => {
         writeFileSync(join(dir, `${name}.mts`), mswDocsSample(text!));
       }
       const options = ts.parseJsonConfigFileContent({ extends: at("docs/samples/tsconfig.json"), include: ["*.mts"] }, ts.sys, dir).options;
-      const program = ts.createProgram({ rootNames: [join(dir, "node.mts"), join(dir, "browser.mts")], options });
-      const found = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+      const examples = [join(dir, "node.mts"), join(dir, "browser.mts")];
+      const program = ts.createProgram({ rootNames: examples, options });
+      // The examples' own problems, as a user's compiler reports them; the sources they
+      // import are checked as far as the examples use them (test/typecheck.test.ts checks them whole).
+      const found = examples.flatMap((f) => ts.getPreEmitDiagnostics(program, program.getSourceFile(f))).map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
       expect(found).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
