@@ -6,12 +6,11 @@
 // traffic gives no finding (passive.test.ts). About 15 s on this machine: 80 simulators,
 // one journey each, two at a time.
 import { describe, expect, it } from "vitest";
-import { renderHar, renderJson, renderTable, type Report } from "../../src/conformance/index.ts";
+import { renderHar, renderJson, renderTable } from "../../src/conformance/index.ts";
 import { DOUBLES } from "./support/doubles.ts";
 import { reachOf, tally } from "./support/passive-reach.ts";
 
 const KEY = "ghk_demo_full";
-const failing = (report: Report) => report.rows.filter((r) => r.verdict === "fail").map((r) => r.id);
 
 /**
  * The share of the broken servers whose bug the journey's traffic exercises that passive

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { judgeHar, renderHar, renderJson, renderTable, startConformanceProxy, type Report } from "../../src/conformance/index.ts";
+import { judgeHar, renderJson, renderTable, startConformanceProxy, type Report } from "../../src/conformance/index.ts";
 import type { RunningSimulator } from "../../src/simulator/index.ts";
 import { HubControl } from "../../src/simulator/msw/control.ts";
 import { harRecorder, journeyJudged } from "./support/passive-reach.ts";
