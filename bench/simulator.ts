@@ -33,7 +33,8 @@
 // 6. Where the time goes (BENCH_ONLY=profile, not part of a full run): the simulator and
 //    the bare server under each load scenario of 2, one launch each with V8's sampling
 //    profiler (`--cpu-prof`); the samples summed by the part of the code they fall in, per
-//    request, side by side, so the simulator's time beyond bare shows where it goes.
+//    request, side by side, so the simulator's time beyond bare shows where it goes; and
+//    the simulator under 3's load, per event frame delivered (an event frame's fan-out).
 // Targets: (issue 28, printed with each ratio) a list read >= 75% of the bare server's
 // requests/s, a submit >= 65%, both >= 12x Prism's, p99 <= 5 ms at 16 connections; (issue 3)
 // first answer within 1 s, event delivery p99 <= 50 ms; (issue 21) the journal costs <= 5%
@@ -373,8 +374,15 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-async function eventDelivery(): Promise<{ delivery: number[]; submitToFrame: number[]; frames: number }> {
-  const server = await simulator(["--max-streams-per-key", String(STREAMS * 2)]);
+/** The monotonic clock in microseconds, as a profile's sample times are (any process reads the same clock). */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * `nodeFlags` launch the simulator under the profiler (BENCH_ONLY=profile); `from` and `to`
+ * bound the submits and their frames' delivery, the streams' opening left out.
+ */
+async function eventDelivery(nodeFlags: string[] = []): Promise<{ delivery: number[]; submitToFrame: number[]; frames: number; from: number; to: number }> {
+  const server = await simulator(["--max-streams-per-key", String(STREAMS * 2)], "simulator", nodeFlags);
   const key = "ghk_demo_other";
   const { port } = new URL(server.base);
   const delivery: number[] = [];
@@ -423,6 +431,7 @@ async function eventDelivery(): Promise<{ delivery: number[]; submitToFrame: num
   );
   // Thirty generations, one every 100 ms; each emits QUEUED, PENDING, RUNNING, DONE.
   const submits = 30;
+  const from = monotonicUs();
   for (let i = 0; i < submits; i++) {
     sentAt.push(Date.now());
     const res = await fetch(`${server.base}/v1/generations`, {
@@ -436,10 +445,11 @@ async function eventDelivery(): Promise<{ delivery: number[]; submitToFrame: num
   const expected = submits * 4 * STREAMS;
   const deadline = Date.now() + 30_000;
   while (frames < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const to = monotonicUs();
   for (const socket of sockets) socket.destroy();
   await stop(server);
   if (frames < expected) console.log(`(only ${frames} of ${expected} frames arrived)`);
-  return { delivery, submitToFrame, frames };
+  return { delivery, submitToFrame, frames, from, to };
 }
 
 const ONE_HUB = "one hub (the default, a demo key)";
@@ -607,32 +617,40 @@ function timeByPart(p: CpuProfile, requests: number, from: number, to: number): 
   return [...sums].map(([part, us]) => ({ part, us: us / requests })).sort((a, b) => b.us - a.us);
 }
 
-/** One profiled launch of a server under a scenario's load (as in the rounds): the time by part, per request. */
-async function profiled(launchProfiled: (nodeFlags: string[]) => Promise<Launched>, options: (base: string) => AutocannonOptions): Promise<{ parts: Map<string, number>; requests: number }> {
+/** What a profiled run measured: how many requests (or frames) within which window of the monotonic clock. */
+interface Measured {
+  count: number;
+  from: number;
+  to: number;
+}
+
+/** One run with the server's node flags for the profiler, ending with the server stopped: the time by part, per request (or frame). */
+async function profiled(run: (nodeFlags: string[]) => Promise<Measured>): Promise<{ parts: Map<string, number>; count: number }> {
   const { mkdtempSync, readdirSync, rmSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
   const { join } = await import("node:path");
   const dir = mkdtempSync(join(tmpdir(), "hub-profile-"));
-  const server = await launchProfiled(["--cpu-prof", `--cpu-prof-dir=${dir}`]);
-  const now = () => Number(process.hrtime.bigint() / 1000n);
-  let requests = 0;
-  let from = 0;
-  let to = 0;
+  const { count, from, to } = await run(["--cpu-prof", `--cpu-prof-dir=${dir}`]);
+  const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no profile written in ${dir}`);
+  const parts = timeByPart(JSON.parse(readFileSync(join(dir, file), "utf8")) as CpuProfile, count, from, to);
+  rmSync(dir, { recursive: true, force: true });
+  return { parts: new Map(parts.map((p) => [p.part, p.us])), count };
+}
+
+/** A scenario's load (as in the rounds) on a server launched with `nodeFlags`, which is then stopped. */
+async function underLoad(launch: (nodeFlags: string[]) => Promise<Launched>, options: (base: string) => AutocannonOptions, nodeFlags: string[]): Promise<Measured> {
+  const server = await launch(nodeFlags);
   try {
     // Warm-up outside the window, as in the rounds: the submits first, so a list read
     // pages through generations as it does there.
     for (const warm of new Set([...Object.values(scenarios), options])) await autocannon({ ...warm(server.base), duration: 1 });
-    from = now();
-    requests = (await autocannon(options(server.base))).requests.total;
-    to = now();
+    const from = monotonicUs();
+    const count = (await autocannon(options(server.base))).requests.total;
+    return { count, from, to: monotonicUs() };
   } finally {
     await stop(server);
   }
-  const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
-  if (!file) throw new Error(`no profile written in ${dir}`);
-  const parts = timeByPart(JSON.parse(readFileSync(join(dir, file), "utf8")) as CpuProfile, requests, from, to);
-  rmSync(dir, { recursive: true, force: true });
-  return { parts: new Map(parts.map((p) => [p.part, p.us])), requests };
 }
 
 /**
@@ -641,18 +659,30 @@ async function profiled(launchProfiled: (nodeFlags: string[]) => Promise<Launche
  * bare shows where it is.
  */
 async function profile(): Promise<void> {
+  const total = (m: Map<string, number>) => [...m.values()].reduce((n, us) => n + us, 0);
   for (const [scenario, options] of Object.entries({ ...scenarios, ...refusals })) {
-    const sim = await profiled((flags) => simulator([], "simulator (profiled)", flags), options);
-    const base = await profiled((flags) => bare(flags), options);
-    const total = (m: Map<string, number>) => [...m.values()].reduce((n, us) => n + us, 0);
+    const sim = await profiled((flags) => underLoad((f) => simulator([], "simulator (profiled)", f), options, flags));
+    const base = await profiled((flags) => underLoad(bare, options, flags));
     const simTotal = total(sim.parts);
-    console.log(`\nWhere the time goes: ${scenario}, ${fmt(sim.requests)} requests to the simulator and ${fmt(base.requests)} to bare in ${SECONDS} s each under the profiler (load ${loadavg()[0]!.toFixed(2)}), sampled CPU per request: simulator ${fmt(simTotal, 1)} us, bare ${fmt(total(base.parts), 1)} us`);
+    console.log(`\nWhere the time goes: ${scenario}, ${fmt(sim.count)} requests to the simulator and ${fmt(base.count)} to bare in ${SECONDS} s each under the profiler (load ${loadavg()[0]!.toFixed(2)}), sampled CPU per request: simulator ${fmt(simTotal, 1)} us, bare ${fmt(total(base.parts), 1)} us`);
     console.log("| Part | simulator us/request | share | bare us/request | simulator beyond bare |");
     console.log("|---|---:|---:|---:|---:|");
     const rows = [...new Set([...sim.parts.keys(), ...base.parts.keys()])].map((part) => ({ part, s: sim.parts.get(part) ?? 0, b: base.parts.get(part) ?? 0 }));
     for (const r of rows.sort((x, y) => y.s - x.s)) {
       if (Math.max(r.s, r.b) / simTotal >= 0.01) console.log(`| ${r.part} | ${fmt(r.s, 1)} | ${fmt((100 * r.s) / simTotal)}% | ${fmt(r.b, 1)} | ${fmt(r.s - r.b, 1)} |`);
     }
+  }
+  // An event frame's fan-out: the events part's load (no bare server streams events).
+  const fanOut = await profiled(async (flags) => {
+    const run = await eventDelivery(flags);
+    return { count: run.frames, from: run.from, to: run.to };
+  });
+  const fanTotal = total(fanOut.parts);
+  console.log(`\nWhere the time goes: an event frame's fan-out, ${fmt(fanOut.count)} frames to ${fmt(STREAMS)} open streams (30 generations, 4 status changes each) under the profiler (load ${loadavg()[0]!.toFixed(2)}), sampled CPU per frame delivered: ${fmt(fanTotal, 2)} us`);
+  console.log("| Part | us/frame | share |");
+  console.log("|---|---:|---:|");
+  for (const [part, us] of [...fanOut.parts].sort((x, y) => y[1] - x[1])) {
+    if (us / fanTotal >= 0.01) console.log(`| ${part} | ${fmt(us, 2)} | ${fmt((100 * us) / fanTotal)}% |`);
   }
 }
 
