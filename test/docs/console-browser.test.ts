@@ -4,8 +4,9 @@
 // records every path asked) and in a real sandbox, the static site with no simulator behind it, and a page of another origin trying
 // to drive or read the panel. (The same flows against the packed `generation-hub mock`:
 // test/devtools/consumer.test.ts.)
-// Near 30 s on this machine (24 to 31 s of tests in two full runs): each flow renders the
-// reference in a real Chromium, the only place the panel's sends and refusals can be judged.
+// 24 to 34 s on this machine in full runs (three test workers sharing the two cores): each
+// flow renders the reference in a real Chromium, the only place the panel's sends and
+// refusals can be judged.
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
