@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { at, consumers, outputs } from "../../scripts/lib/paths.ts";
 import { markdownBlocks } from "../docs/code-samples.ts";
 import { reportMissingTool } from "../support/missing-tool.ts";
+import { ownDiagnostics } from "../support/typescript.ts";
 
 const run = promisify(execFile);
 
@@ -160,9 +161,7 @@ export function typeCheck(dir: string, paths: Record<string, string[]> = {}, onl
     paths: { "@generation-hub/api": [at("src/client/index.ts")], ...paths },
   };
   const program = ts.createProgram({ rootNames, options });
-  // With `only`: those files' own problems (the rest is checked as far as they use it).
-  const diagnostics = only ? only.flatMap((f) => ts.getPreEmitDiagnostics(program, program.getSourceFile(f))) : ts.getPreEmitDiagnostics(program);
-  return diagnostics.map((d) => {
+  return (only ? ownDiagnostics(program, only) : ts.getPreEmitDiagnostics(program)).map((d) => {
     const where = d.file ? `${relative(dir, d.file.fileName)}(${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1})` : "";
     return `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
   });

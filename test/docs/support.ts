@@ -8,6 +8,7 @@ import ts from "typescript";
 import { expect } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
 import { docsHeaders } from "../../src/simulator/http/docs.ts";
+import { ownDiagnostics } from "../support/typescript.ts";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -67,18 +68,14 @@ export async function serveSite(dir: string, mount = "/docs/", { docsHeaders: as
   };
 }
 
-/**
- * The type errors of the files a tsconfig names (code samples against the client's
- * sources), as a reader's compiler reports them. The sources they import are checked as
- * far as the samples use them; test/typecheck.test.ts checks them whole, as strictly.
- */
+/** The type errors of the files a tsconfig names (code samples against the client's sources), as a reader's compiler reports them. */
 export function diagnostics(configFile: string): string[] {
   const config = ts.readConfigFile(configFile, ts.sys.readFile);
   if (config.error) throw new Error(ts.flattenDiagnosticMessageText(config.error.messageText, "\n"));
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, join(configFile, ".."));
   expect(parsed.fileNames.length).toBeGreaterThan(0);
   const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
-  return parsed.fileNames.flatMap((f) => ts.getPreEmitDiagnostics(program, program.getSourceFile(f))).map((d) => {
+  return ownDiagnostics(program, parsed.fileNames).map((d) => {
     const where = d.file ? `${d.file.fileName.replace(at("."), "")}(${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1})` : "";
     return `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`;
   });

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
+import { ownDiagnostics } from "../support/typescript.ts";
 import { inspectorScriptFile } from "../../src/simulator/handlers/control/inspector/make-script.ts";
 import { INSPECTOR_SCRIPT } from "../../src/simulator/handlers/control/inspector/script.ts";
 
@@ -46,15 +47,12 @@ describe("the inspector's page script", () => {
       resolveJsonModule: true,
       skipLibCheck: true,
     };
-    // Its own errors: the server code it imports types from is checked only as far as it uses them.
-    const program = ts.createProgram({ rootNames: [APP], options });
-    const ownErrors = ts.getPreEmitDiagnostics(program, program.getSourceFile(APP)).filter((d) => d.file?.fileName === APP);
+    const ownErrors = ownDiagnostics(ts.createProgram({ rootNames: [APP], options }), [APP]).filter((d) => d.file?.fileName === APP);
     expect(ownErrors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
     // The same compiler finds a mistake in it: the check is not blind.
     const broken = join(work, "broken.ts");
     writeFileSync(broken, readFileSync(APP, "utf8").replace('from "./views.ts"', `from ${JSON.stringify(at("src/simulator/handlers/control/inspector/views.ts"))}`).replace('from "./overview.ts"', `from ${JSON.stringify(at("src/simulator/handlers/control/inspector/overview.ts"))}`).replace("r.request_id),", "r.request_ids),"));
-    const brokenProgram = ts.createProgram({ rootNames: [broken], options });
-    const brokenErrors = ts.getPreEmitDiagnostics(brokenProgram, brokenProgram.getSourceFile(broken)).filter((d) => d.file?.fileName === broken);
+    const brokenErrors = ownDiagnostics(ts.createProgram({ rootNames: [broken], options }), [broken]).filter((d) => d.file?.fileName === broken);
     expect(brokenErrors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")).join("\n")).toContain("request_ids");
   });
 });

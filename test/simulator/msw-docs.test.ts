@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { at } from "../../scripts/lib/paths.ts";
 import { bundleSample, runInNode } from "../docs/sample-runner.ts";
 import { mswDocsSample } from "./support/msw-docs.ts";
+import { ownDiagnostics } from "../support/typescript.ts";
 
 describe("docs/simulator.md, Mock Service Worker in a Node test", () => {
   const work = mkdtempSync(join(tmpdir(), "msw-docs-"));
@@ -26,9 +27,7 @@ describe("docs/simulator.md, Mock Service Worker in a Node test", () => {
       const options = ts.parseJsonConfigFileContent({ extends: at("docs/samples/tsconfig.json"), include: ["*.mts"] }, ts.sys, dir).options;
       const examples = [join(dir, "node.mts"), join(dir, "browser.mts")];
       const program = ts.createProgram({ rootNames: examples, options });
-      // The examples' own problems, as a user's compiler reports them; the sources they
-      // import are checked as far as the examples use them (test/typecheck.test.ts checks them whole).
-      const found = examples.flatMap((f) => ts.getPreEmitDiagnostics(program, program.getSourceFile(f))).map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+      const found = ownDiagnostics(program, examples).map((d) => `${d.file?.fileName ?? ""}: ${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
       expect(found).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
