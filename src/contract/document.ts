@@ -44,14 +44,20 @@ export function singleValue(schema: unknown): Json | undefined {
   return Array.isArray(s.enum) && s.enum.length === 1 ? s.enum[0] : undefined;
 }
 
+// The bundle never changes, so each pointer is walked once: answer checks deref the same
+// few hundred refs on every exchange.
+const pointed = new Map<string, Json | undefined>();
+
 /** Reads a JSON pointer (`#/a/b~1c`) in the bundle. */
 export function pointer(ref: string): Json | undefined {
+  if (pointed.has(ref)) return pointed.get(ref);
   if (!ref.startsWith("#")) throw new Error(`Only local refs are supported: ${ref}`);
   let node: Json | undefined = contract;
   for (const raw of ref.slice(2).split("/").filter(Boolean)) {
     const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
     node = node && typeof node === "object" ? (node as Record<string, Json>)[key] : undefined;
   }
+  pointed.set(ref, node);
   return node;
 }
 
