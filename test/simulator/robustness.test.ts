@@ -141,6 +141,34 @@ describe("bodies", () => {
     expect(envelopeValid(JSON.parse(parsed.body.replace(/^[0-9a-f]+\r\n/, "").replace(/\r\n0\r\n$/, "")))).toBe(true);
     expect((await sim.get("/v1/generations")).json.data).toEqual([]);
   });
+
+  it("a client gone mid-body, before or after a 413: nothing reaches the hub, nothing fails, the next request is served", async () => {
+    const { port } = new URL(sim.url);
+    const head = (length: number) =>
+      `POST /v1/generations HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ghk_demo_full\r\nIdempotency-Key: gone\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+    /** Sends `bytes`, waits for the server to read them (and answer, if it does), then goes away; answers what came back. */
+    const goAway = (bytes: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), "127.0.0.1", () => socket.write(bytes));
+        let data = "";
+        socket.on("data", (d) => (data += d));
+        socket.on("error", reject);
+        setTimeout(() => {
+          socket.destroy();
+          resolve(data);
+        }, 200);
+      });
+    // Fewer bytes than the head promised (a whole submit's, so a server that took them for the body would store it).
+    expect(await goAway(head(500) + JSON.stringify(video))).toBe("");
+    // A body over the cap sent without a length: the 413 leaves while the client still sends, then it goes.
+    const over = await goAway(`${head(BODY_LIMIT * 4).replace(/Content-Length: \d+/, "Transfer-Encoding: chunked")}${(BODY_LIMIT * 2).toString(16)}\r\n${"x".repeat(BODY_LIMIT * 2)}\r\n`);
+    expect(parseRaw(over).status).toBe(413);
+    const me = await sim.get("/v1/me");
+    expect(me.status).toBe(200);
+    expect((await sim.get("/v1/generations")).json.data).toEqual([]);
+    // The same key then works for a whole body: the cut ones stored nothing.
+    expect((await sim.submit(video, { idempotencyKey: "gone" })).status).toBe(202);
+  });
 });
 
 describe("request lines and headers", () => {
