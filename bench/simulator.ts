@@ -47,11 +47,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { HubControl } from "../src/simulator/msw/control.ts";
 import { Sandboxes } from "../src/simulator/sandboxes.ts";
 import type { SimRequest } from "../src/simulator/pipeline/exchange.ts";
 
 interface AutocannonResult {
   requests: { average: number; total: number };
+  /** Bytes received: every answer's head and body. */
+  throughput: { total: number };
   statusCodeStats?: Record<string, { count: number }>;
   latency: { p50: number; p99: number };
   non2xx: number;
@@ -139,14 +142,19 @@ async function prism(): Promise<Launched> {
 
 // The bare server answers constants of the same size as the simulator's answers (one
 // generation record for a submit, a page of twenty for a list read), so the comparison
-// measures the work per request, not the bytes on the wire.
+// measures the work per request, not the bytes on the wire (the tables print each
+// server's bytes per answer).
 const RECORD = { id: "gen_01M81HZQP1V9X6SHH0GPQ3F3CQ", type: "video", status: "QUEUED", model: "video-model-a", title: "A lighthouse at dusk, waves breaking, slow dolly-in", prompt: "A lighthouse at dusk, waves breaking, slow dolly-in", created_at: "2026-11-22T11:59:10.017Z", updated_at: "2026-11-22T11:59:10.017Z", output_urls: [], cost_cc: 500 };
+// A list read pages through finished generations: in the rounds the simulator's list read
+// comes 12 s after its submits (the other three servers' submit rounds), and a video is
+// DONE 10 s after its submit, with the address of its output.
+const DONE_RECORD = { ...RECORD, status: "DONE", updated_at: "2026-11-22T11:59:20.017Z", output_urls: ["http://127.0.0.1:40000/v1/generations/gen_01M81HZQP1V9X6SHH0GPQ3F3CQ/outputs/video/0"] };
 // A refusal: an envelope of the simulator's size, chosen by what the request shows cheaply
 // (no Authorization: 401; a submit's body shorter than a valid one: 400).
 const REFUSAL = { error: { code: "invalid_request", message: "The request body does not match the schema.", request_id: "req_0000000000000000", details: [{ field: "prompt", reason: "required", message: "prompt is required" }] } };
 const CONSTANTS = `
 const record = ${JSON.stringify(JSON.stringify(RECORD))};
-const page = JSON.stringify({ data: Array(20).fill(JSON.parse(record)), next_cursor: "MTc5NTMyOTY4NjM2NzpnZW5fMDFNODBaU1lUWkI4V1MwR0ZFOThaQkFCRkc.0oetdx7" });
+const page = JSON.stringify({ data: Array(20).fill(${JSON.stringify(DONE_RECORD)}), next_cursor: "MTc5NTMyOTY4NjM2NzpnZW5fMDFNODBaU1lUWkI4V1MwR0ZFOThaQkFCRkc.0oetdx7" });
 const refusal = ${JSON.stringify(JSON.stringify(REFUSAL))};
 function answerOf(method, authorization, length) {
   if (authorization === undefined) return [401, refusal];
@@ -271,6 +279,8 @@ interface Row {
   bad: number;
   /** Server CPU (user + system) per request, microseconds: robust to load from elsewhere. */
   cpu: number;
+  /** Bytes per answer, head and body: the servers answer alike in size (the constants are made so). */
+  bytes: number;
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
@@ -299,6 +309,11 @@ async function firstAnswers(): Promise<Record<string, number>> {
 }
 
 /** Each scenario and server's rounds as one row: the medians (errors summed). */
+/** One load round's figures: `bad` answers, `cpu` the server's µs per request. */
+function rowOf(scenario: string, server: string, r: AutocannonResult, bad: number, cpu: number): Row {
+  return { scenario, server, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad, cpu, bytes: r.throughput.total / Math.max(1, r.requests.total) };
+}
+
 function medians(samples: Map<string, Row[]>): Row[] {
   return [...samples.values()].map((rs) => ({
     scenario: rs[0]!.scenario,
@@ -308,6 +323,7 @@ function medians(samples: Map<string, Row[]>): Row[] {
     p99: median(rs.map((r) => r.p99)),
     bad: rs.reduce((n, r) => n + r.bad, 0),
     cpu: median(rs.map((r) => r.cpu)),
+    bytes: median(rs.map((r) => r.bytes)),
   }));
 }
 
@@ -327,7 +343,7 @@ async function rounds(servers: Launched[], beforeStop = () => {}, set = scenario
           const cpu = ((cpuSeconds(server.child.pid) - before) * 1e6) / Math.max(1, r.requests.average * SECONDS);
           const key = `${scenario}|${server.name}`;
           if (!samples.has(key)) samples.set(key, []);
-          samples.get(key)!.push({ scenario, server: server.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: badAnswers(scenario, r), cpu });
+          samples.get(key)!.push(rowOf(scenario, server.name, r, badAnswers(scenario, r), cpu));
           if (VERBOSE) console.log(`round ${round + 1} | ${scenario} | ${server.name} | ${Math.round(r.requests.average)} req/s | p99 ${r.latency.p99} ms | ${Math.round(cpu)} us CPU/request | load ${loadavg()[0]!.toFixed(2)}`);
         }
       }
@@ -486,7 +502,7 @@ async function sandboxLoad(): Promise<Row[]> {
           const cpu = ((cpuSeconds(server.child.pid) - before) * 1e6) / Math.max(1, r.requests.average * SECONDS);
           const key = `${scenario}|${name}`;
           if (!samples.has(key)) samples.set(key, []);
-          samples.get(key)!.push({ scenario, server: name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts, cpu });
+          samples.get(key)!.push(rowOf(scenario, name, r, r.non2xx + r.errors + r.timeouts, cpu));
           if (VERBOSE) console.log(`round ${round + 1} | ${scenario} | ${name} | ${Math.round(r.requests.average)} req/s | ${Math.round(cpu)} us CPU/request | load ${loadavg()[0]!.toFixed(2)}`);
         }
       }
@@ -639,12 +655,15 @@ async function profiled(run: (nodeFlags: string[]) => Promise<Measured>): Promis
 }
 
 /** A scenario's load (as in the rounds) on a server launched with `nodeFlags`, which is then stopped. */
-async function underLoad(launch: (nodeFlags: string[]) => Promise<Launched>, options: (base: string) => AutocannonOptions, nodeFlags: string[]): Promise<Measured> {
+async function underLoad(launch: (nodeFlags: string[]) => Promise<Launched>, options: (base: string) => AutocannonOptions, nodeFlags: string[], settle?: (server: Launched) => Promise<unknown>): Promise<Measured> {
   const server = await launch(nodeFlags);
   try {
-    // Warm-up outside the window, as in the rounds: the submits first, so a list read
-    // pages through generations as it does there.
-    for (const warm of new Set([...Object.values(scenarios), options])) await autocannon({ ...warm(server.base), duration: 1 });
+    // Warm-up outside the window, as in the rounds: the submits first, then (`settle`) the
+    // time they have in the rounds to finish, so a list read pages through generations as
+    // it does there.
+    for (const warm of Object.values(scenarios)) await autocannon({ ...warm(server.base), duration: 1 });
+    await settle?.(server);
+    await autocannon({ ...options(server.base), duration: 1 });
     const from = monotonicUs();
     const count = (await autocannon(options(server.base))).requests.total;
     return { count, from, to: monotonicUs() };
@@ -661,7 +680,7 @@ async function underLoad(launch: (nodeFlags: string[]) => Promise<Launched>, opt
 async function profile(): Promise<void> {
   const total = (m: Map<string, number>) => [...m.values()].reduce((n, us) => n + us, 0);
   for (const [scenario, options] of Object.entries({ ...scenarios, ...refusals })) {
-    const sim = await profiled((flags) => underLoad((f) => simulator([], "simulator (profiled)", f), options, flags));
+    const sim = await profiled((flags) => underLoad((f) => simulator([], "simulator (profiled)", f), options, flags, (l) => HubControl.overHttp(l.base).advance(60)));
     const base = await profiled((flags) => underLoad(bare, options, flags));
     const simTotal = total(sim.parts);
     console.log(`\nWhere the time goes: ${scenario}, ${fmt(sim.count)} requests to the simulator and ${fmt(base.count)} to bare in ${SECONDS} s each under the profiler (load ${loadavg()[0]!.toFixed(2)}), sampled CPU per request: simulator ${fmt(simTotal, 1)} us, bare ${fmt(total(base.parts), 1)} us`);
@@ -702,9 +721,9 @@ async function main() {
   if (!only || only === "throughput") {
     const rows = await throughput();
     console.log("\nThroughput and latency");
-    console.log("| Scenario | Server | Requests/s | p50 ms | p99 ms | server CPU us/request | unexpected status or errors |");
-    console.log("|---|---|---:|---:|---:|---:|---:|");
-    for (const r of rows) console.log(`| ${r.scenario} | ${r.server} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpu)} | ${fmt(r.bad)} |`);
+    console.log("| Scenario | Server | Requests/s | p50 ms | p99 ms | server CPU us/request | bytes per answer | unexpected status or errors |");
+    console.log("|---|---|---:|---:|---:|---:|---:|---:|");
+    for (const r of rows) console.log(`| ${r.scenario} | ${r.server} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpu)} | ${fmt(r.bytes)} | ${fmt(r.bad)} |`);
     console.log("\nRatios against the targets (issue 28; a refusal has none)");
     console.log("| Scenario | requests/s vs Prism | requests/s vs bare | simulator p99 ms | targets | met | CPU per request, Prism / simulator | CPU per request, bare / simulator |");
     console.log("|---|---:|---:|---:|---|---|---:|---:|");
