@@ -279,7 +279,7 @@ interface Row {
   bad: number;
   /** Server CPU (user + system) per request, microseconds: robust to load from elsewhere. */
   cpu: number;
-  /** Bytes per answer, head and body: the servers answer alike in size (the constants are made so). */
+  /** Bytes per answer, head and body: shows the constants are of the simulator's size (the heads differ). */
   bytes: number;
 }
 
@@ -308,12 +308,12 @@ async function firstAnswers(): Promise<Record<string, number>> {
   return Object.fromEntries(Object.entries(samples).map(([name, xs]) => [name, median(xs)]));
 }
 
-/** Each scenario and server's rounds as one row: the medians (errors summed). */
 /** One load round's figures: `bad` answers, `cpu` the server's µs per request. */
 function rowOf(scenario: string, server: string, r: AutocannonResult, bad: number, cpu: number): Row {
   return { scenario, server, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad, cpu, bytes: r.throughput.total / Math.max(1, r.requests.total) };
 }
 
+/** Each scenario and server's rounds as one row: the medians (errors summed). */
 function medians(samples: Map<string, Row[]>): Row[] {
   return [...samples.values()].map((rs) => ({
     scenario: rs[0]!.scenario,

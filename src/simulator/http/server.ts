@@ -315,7 +315,7 @@ export function createServer(source: Hub | Sandboxes, options: ServerOptions): H
     let received = 0;
     // Unnamed listeners, and a flag instead of removing them. Through tsx (npm start) a
     // named closure made per request also gets its name set by esbuild's keepNames helper
-    // (a defineProperty each); those four and the three removals cost about 3 µs of a
+    // (a defineProperty each); those four and the three removals cost 2 to 3.5 µs of a
     // submit's 30 (docs/contributing.md, "Where the time goes per request"). A late error
     // still finds its listener.
     let done = false;
