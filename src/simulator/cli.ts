@@ -204,7 +204,7 @@ export const SETTINGS: readonly Setting[] = [
   { flag: "max-sandboxes", env: "SIM_MAX_SANDBOXES", kind: "number", count: true, help: "sandboxes alive at once, each a hub of its own for one test or worker (default 50); one more answers 503 service_unavailable", apply: (o, v) => (o.maxSandboxes = v as number) },
   { flag: "sandbox-idle-seconds", env: "SIM_SANDBOX_IDLE_SECONDS", kind: "number", count: true, help: "real seconds without a request (or an open event stream) after which a sandbox ends (default 900)", apply: (o, v) => (o.sandboxIdleSeconds = v as number) },
   { flag: "faults", env: "SIM_FAULTS", kind: "string", help: "faults to inject (the simulator guide's Faults, at /docs/guides/simulator.html#faults): JSON, a .json file, or words such as \"kind=service_unavailable route=readAccount count=2; kind=latency latency_ms=300 rate=0.1\" (default none)", apply: (o, v) => (o.faults = faultsOption(String(v))) },
-  { flag: "log", env: "SIM_LOG", kind: "boolean", help: "log every request (Fastify's logger)", apply: (o, v) => (o.logger = v as boolean) },
+  { flag: "log", env: "SIM_LOG", kind: "boolean", help: "log every request: method, masked URL, status, time taken", apply: (o, v) => (o.logger = v as boolean) },
 ];
 
 function usage(program: string): string {

@@ -20,7 +20,7 @@ export function simRequestOf(request: Request, url: URL): SimRequest {
 
 /**
  * Answers one request with the hub: reads the body up to the route's limit (above it 413
- * `request_too_large` in the envelope, as the Fastify adapter answers), then `hub.handle`.
+ * `request_too_large` in the envelope, as the node:http adapter answers), then `hub.handle`.
  * Never throws: a failure inside answers 500 `internal_error` in the envelope.
  */
 export async function answerWithHub(hub: Hub, request: Request, bodyLimit: number): Promise<Response> {

@@ -1,5 +1,5 @@
-// What the core receives and answers, independent of any HTTP framework: the Fastify
-// adapter maps Node requests onto these, and in-browser request handlers can too.
+// What the core receives and answers, independent of any HTTP framework: the node:http
+// adapter (http/server.ts) maps Node requests onto these, and in-browser request handlers can too.
 
 export interface SimRequest {
   /** Upper-case method. */

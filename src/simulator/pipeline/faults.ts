@@ -3,7 +3,7 @@
 // the handler's place (the request is not handled), or the answer is marked for the
 // adapter (a delay, a dropped connection); on the answer, a drop after processing, a
 // truncated body, or an event stream wrapped to be cut or to fall silent. The adapters do
-// what the marks say (Fastify on the socket, Mock Service Worker with Response errors).
+// what the marks say (node:http on the socket, Mock Service Worker with Response errors).
 // Faults are asked at the handler's door, after the refusal ladder: a request refused
 // before (a bad key, an exhausted window) gets that refusal, and a request that reached
 // the rate limiter keeps its RateLimit pair on an injected error.
