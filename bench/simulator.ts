@@ -5,11 +5,14 @@
 //   - (first answer only) the same simulator as the dev-tools package runs it, compiled:
 //     `generation-hub mock` (packages/devtools; built here when its dist/ is missing),
 //   - Prism mocking the same document (`prism mock generated/openapi.yaml`),
-//   - a bare `node:http` server answering a constant (of the same size as the simulator's answer),
-//   - for reference in the load rounds, Fastify set up as the simulator's adapter sets it up
-//     (same options, raw body parser, catch-all route, answer written to Node's response)
-//     answering the same constants with the simulator's header set: the ceiling of any
-//     simulator on this framework and machine (no work per request beyond the framework's).
+//   - a bare `node:http` server answering a constant of the same size as the simulator's
+//     answer, head and body (the seed's headers: request id, Cache-Control, Vary, the
+//     RateLimit pair or WWW-Authenticate, Location on a submit),
+//   - for reference in the load rounds: the same bare server with a minimal head (Content-Type
+//     and Content-Length only, as bare was measured until 2026-11-29), and Fastify set up as
+//     the simulator's adapter was until it moved to `node:http` (same options, raw body
+//     parser, catch-all route, answer written to Node's response) answering the same
+//     constants: the ceiling of any simulator on that framework and machine.
 // The machine may be shared: launches and load rounds interleave the servers and every
 // figure is a median, so load from elsewhere hits them alike.
 // 1. Time to first answer after launch (spawn -> first 200 of GET /v1/models).
@@ -141,9 +144,9 @@ async function prism(): Promise<Launched> {
 }
 
 // The bare server answers constants of the same size as the simulator's answers (one
-// generation record for a submit, a page of twenty for a list read), so the comparison
-// measures the work per request, not the bytes on the wire (the tables print each
-// server's bytes per answer).
+// generation record for a submit, a page of twenty for a list read, under the head the seed
+// asks of every answer), so the comparison measures the work per request, not the bytes on
+// the wire (the tables print each server's bytes per answer).
 const RECORD = { id: "gen_01M81HZQP1V9X6SHH0GPQ3F3CQ", type: "video", status: "QUEUED", model: "video-model-a", title: "A lighthouse at dusk, waves breaking, slow dolly-in", prompt: "A lighthouse at dusk, waves breaking, slow dolly-in", created_at: "2026-11-22T11:59:10.017Z", updated_at: "2026-11-22T11:59:10.017Z", output_urls: [], cost_cc: 500 };
 // A list read pages through finished generations: in the rounds the simulator's list read
 // comes 12 s after its submits (the other three servers' submit rounds), and a video is
@@ -161,17 +164,33 @@ function answerOf(method, authorization, length) {
   if (method === "POST") return length < ${SUBMIT_BODY.length} ? [400, refusal] : [202, record];
   return [200, page];
 }
+// The simulator's head, in its order: a fresh request id and RateLimit remainder each time.
+let served = 0;
+function headOf(status, body) {
+  served++;
+  const head = { "x-request-id": "req_" + served.toString(36).padStart(16, "0"), "cache-control": "private, no-store", vary: "Authorization, Cookie, Origin" };
+  if (status === 401) head["www-authenticate"] = 'Bearer resource_metadata="http://127.0.0.1:40000/.well-known/oauth-protected-resource/v1"';
+  else {
+    head.ratelimit = '"default";r=' + (1e9 - served) + ";t=60";
+    head["ratelimit-policy"] = '"default";q=1000000000;w=60';
+  }
+  head["content-type"] = "application/json; charset=utf-8";
+  if (status === 202) head.location = "/v1/generations/gen_01M81HZQP1V9X6SHH0GPQ3F3CQ";
+  head["content-length"] = String(Buffer.byteLength(body));
+  return head;
+}
 `;
 const BARE = `
 const http = require("node:http");
 ${CONSTANTS}
+const minimal = process.env.MINIMAL_HEAD === "1";
 http.createServer((req, res) => {
   req.resume();
   let length = 0;
   req.on("data", (chunk) => (length += chunk.length));
   req.on("end", () => {
     const [status, body] = answerOf(req.method, req.headers.authorization, length);
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.writeHead(status, minimal ? { "content-type": "application/json", "content-length": Buffer.byteLength(body) } : headOf(status, body));
     res.end(body);
   });
 }).listen(Number(process.env.PORT), "127.0.0.1");
@@ -179,14 +198,22 @@ http.createServer((req, res) => {
 process.on("SIGTERM", () => process.exit(0));
 `;
 
+const BARE_SERVER = "bare node:http";
+const MINIMAL_HEAD = "bare node:http, minimal head";
+
 async function bare(nodeFlags: string[] = []): Promise<Launched> {
   const port = await freePort();
-  return launch("bare node:http", process.execPath, [...nodeFlags, "-e", BARE], port, { PORT: String(port) });
+  return launch(BARE_SERVER, process.execPath, [...nodeFlags, "-e", BARE], port, { PORT: String(port) });
 }
 
-// The framework's ceiling: the simulator adapter's Fastify setup (src/simulator/http/server.ts)
-// with nothing behind it. Same answer sizes as the bare server, plus the header set every
-// simulator answer carries (request id, Cache-Control, Vary, the RateLimit pair, Location on a submit).
+/** Bare with Content-Type and Content-Length only: the reference bare was until 2026-11-29, for comparison. */
+async function bareMinimalHead(): Promise<Launched> {
+  const port = await freePort();
+  return launch(MINIMAL_HEAD, process.execPath, ["-e", BARE], port, { PORT: String(port), MINIMAL_HEAD: "1" });
+}
+
+// The framework's ceiling: the Fastify setup the simulator's adapter had until it moved to
+// node:http (08296a2), with nothing behind it. The bare server's answers and heads.
 const FASTIFY = `
 const Fastify = require("fastify");
 ${CONSTANTS}
@@ -194,15 +221,10 @@ const app = Fastify({ logger: false, bodyLimit: 1048576, forceCloseConnections: 
   requestTimeout: 30000, routerOptions: { maxParamLength: 1 << 20 }, http: { maxHeaderSize: 16384 } });
 app.removeAllContentTypeParsers();
 app.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 1048576 }, (_req, body, done) => done(null, body));
-let n = 0;
 function serve(request, reply) {
   reply.hijack();
   const [status, body] = answerOf(request.raw.method, request.raw.headers.authorization, request.body ? request.body.length : 0);
-  const headers = { "x-request-id": "req_" + (++n).toString(36).padStart(16, "0"), "cache-control": "private, no-store", vary: "Authorization, Cookie, Origin",
-    ratelimit: '"default";r=' + (1e9 - n) + ";t=60", "ratelimit-policy": '"default";q=1000000000;w=60', "content-type": "application/json; charset=utf-8" };
-  if (status === 202) headers.location = "/v1/generations/gen_01M81HZQP1V9X6SHH0GPQ3F3CQ";
-  headers["content-length"] = String(Buffer.byteLength(body));
-  reply.raw.writeHead(status, headers);
+  reply.raw.writeHead(status, headOf(status, body));
   reply.raw.end(body);
 }
 app.route({ method: app.supportedMethods, url: "/", handler: serve });
@@ -356,7 +378,7 @@ async function rounds(servers: Launched[], beforeStop = () => {}, set = scenario
 }
 
 async function throughput(): Promise<Row[]> {
-  return rounds([await simulator(), await prism(), await bare(), await fastifyFloor()], undefined, { ...scenarios, ...refusals });
+  return rounds([await simulator(), await prism(), await bare(), await bareMinimalHead(), await fastifyFloor()], undefined, { ...scenarios, ...refusals });
 }
 
 const JOURNAL_OFF = "simulator, journal off";
@@ -725,26 +747,26 @@ async function main() {
     console.log("|---|---|---:|---:|---:|---:|---:|---:|");
     for (const r of rows) console.log(`| ${r.scenario} | ${r.server} | ${fmt(r.rps)} | ${fmt(r.p50, 1)} | ${fmt(r.p99, 1)} | ${fmt(r.cpu)} | ${fmt(r.bytes)} | ${fmt(r.bad)} |`);
     console.log("\nRatios against the targets (issue 28; a refusal has none)");
-    console.log("| Scenario | requests/s vs Prism | requests/s vs bare | simulator p99 ms | targets | met | CPU per request, Prism / simulator | CPU per request, bare / simulator |");
-    console.log("|---|---:|---:|---:|---|---|---:|---:|");
+    console.log("| Scenario | requests/s vs Prism | requests/s vs bare | simulator p99 ms | targets | met | CPU per request, Prism / simulator | CPU per request, bare / simulator | requests/s vs bare with a minimal head (no target) |");
+    console.log("|---|---:|---:|---:|---|---|---:|---:|---:|");
     for (const scenario of Object.keys({ ...scenarios, ...refusals })) {
       const of = (server: string) => rows.find((r) => r.scenario === scenario && r.server === server)!;
       const sim = of("simulator");
       const vsPrism = sim.rps / of("prism mock").rps;
-      const vsBare = (100 * sim.rps) / of("bare node:http").rps;
+      const vsBare = (100 * sim.rps) / of(BARE_SERVER).rps;
       const t = TARGETS[scenario];
       const targets = t ? `>= ${t.prism}x Prism, >= ${t.bare}% of bare, p99 <= ${t.p99Ms} ms` : "none";
       const missed = t ? [vsPrism < t.prism && "Prism", vsBare < t.bare && "bare", sim.p99 > t.p99Ms && "p99"].filter(Boolean) : [];
       const met = !t ? "" : missed.length === 0 ? "yes" : `no (${missed.join(", ")})`;
-      console.log(`| ${scenario} | ${fmt(vsPrism, 1)}x | ${fmt(vsBare)}% | ${fmt(sim.p99, 1)} | ${targets} | ${met} | ${fmt(of("prism mock").cpu / sim.cpu, 1)}x | ${fmt((100 * of("bare node:http").cpu) / sim.cpu)}% |`);
+      console.log(`| ${scenario} | ${fmt(vsPrism, 1)}x | ${fmt(vsBare)}% | ${fmt(sim.p99, 1)} | ${targets} | ${met} | ${fmt(of("prism mock").cpu / sim.cpu, 1)}x | ${fmt((100 * of(BARE_SERVER).cpu) / sim.cpu)}% | ${fmt((100 * sim.rps) / of(MINIMAL_HEAD).rps)}% |`);
     }
-    console.log("\nThe framework's ceiling: Fastify as the simulator sets it up, answering constants (no simulator work)");
+    console.log("\nThe framework's ceiling: Fastify as the simulator set it up before node:http, answering constants (no simulator work)");
     console.log("| Scenario | requests/s vs Prism | requests/s vs bare | p99 ms | server CPU us/request | simulator CPU beyond it, us/request |");
     console.log("|---|---:|---:|---:|---:|---:|");
     for (const scenario of Object.keys({ ...scenarios, ...refusals })) {
       const of = (server: string) => rows.find((r) => r.scenario === scenario && r.server === server)!;
       const floor = of("fastify constants");
-      console.log(`| ${scenario} | ${fmt(floor.rps / of("prism mock").rps, 1)}x | ${fmt((100 * floor.rps) / of("bare node:http").rps)}% | ${fmt(floor.p99, 1)} | ${fmt(floor.cpu)} | ${fmt(of("simulator").cpu - floor.cpu)} |`);
+      console.log(`| ${scenario} | ${fmt(floor.rps / of("prism mock").rps, 1)}x | ${fmt((100 * floor.rps) / of(BARE_SERVER).rps)}% | ${fmt(floor.p99, 1)} | ${fmt(floor.cpu)} | ${fmt(of("simulator").cpu - floor.cpu)} |`);
     }
   }
   if (only === "profile") await profile();
