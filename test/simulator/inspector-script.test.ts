@@ -47,12 +47,13 @@ describe("the inspector's page script", () => {
       resolveJsonModule: true,
       skipLibCheck: true,
     };
-    const ownErrors = ownDiagnostics(ts.createProgram({ rootNames: [APP], options }), [APP]).filter((d) => d.file?.fileName === APP);
-    expect(ownErrors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"))).toEqual([]);
-    // The same compiler finds a mistake in it: the check is not blind.
+    // The same compiler finds a mistake in a copy of it (a module beside it, in the same
+    // program, so what they import is checked once): the check is not blind.
     const broken = join(work, "broken.ts");
     writeFileSync(broken, readFileSync(APP, "utf8").replace('from "./views.ts"', `from ${JSON.stringify(at("src/simulator/handlers/control/inspector/views.ts"))}`).replace('from "./overview.ts"', `from ${JSON.stringify(at("src/simulator/handlers/control/inspector/overview.ts"))}`).replace("r.request_id),", "r.request_ids),"));
-    const brokenErrors = ownDiagnostics(ts.createProgram({ rootNames: [broken], options }), [broken]).filter((d) => d.file?.fileName === broken);
-    expect(brokenErrors.map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")).join("\n")).toContain("request_ids");
+    const found = ownDiagnostics(ts.createProgram({ rootNames: [APP, broken], options }), [APP, broken]);
+    const messagesIn = (file: string) => found.filter((d) => d.file?.fileName === file).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+    expect(messagesIn(APP)).toEqual([]);
+    expect(messagesIn(broken).join("\n")).toContain("request_ids");
   });
 });
