@@ -201,15 +201,10 @@ process.on("SIGTERM", () => process.exit(0));
 const BARE_SERVER = "bare node:http";
 const MINIMAL_HEAD = "bare node:http, minimal head";
 
-async function bare(nodeFlags: string[] = []): Promise<Launched> {
+/** `minimalHead`: Content-Type and Content-Length only, the reference bare was until 2026-11-29 (for comparison). */
+async function bare(nodeFlags: string[] = [], minimalHead = false): Promise<Launched> {
   const port = await freePort();
-  return launch(BARE_SERVER, process.execPath, [...nodeFlags, "-e", BARE], port, { PORT: String(port) });
-}
-
-/** Bare with Content-Type and Content-Length only: the reference bare was until 2026-11-29, for comparison. */
-async function bareMinimalHead(): Promise<Launched> {
-  const port = await freePort();
-  return launch(MINIMAL_HEAD, process.execPath, ["-e", BARE], port, { PORT: String(port), MINIMAL_HEAD: "1" });
+  return launch(minimalHead ? MINIMAL_HEAD : BARE_SERVER, process.execPath, [...nodeFlags, "-e", BARE], port, { PORT: String(port), MINIMAL_HEAD: minimalHead ? "1" : "0" });
 }
 
 // The framework's ceiling: the Fastify setup the simulator's adapter had until it moved to
@@ -378,7 +373,7 @@ async function rounds(servers: Launched[], beforeStop = () => {}, set = scenario
 }
 
 async function throughput(): Promise<Row[]> {
-  return rounds([await simulator(), await prism(), await bare(), await bareMinimalHead(), await fastifyFloor()], undefined, { ...scenarios, ...refusals });
+  return rounds([await simulator(), await prism(), await bare(), await bare([], true), await fastifyFloor()], undefined, { ...scenarios, ...refusals });
 }
 
 const JOURNAL_OFF = "simulator, journal off";

@@ -8,8 +8,8 @@
 // No framework in between: the simulator routes, parses and renders itself, so a
 // framework's router, hooks and reply object only cost time on every request (bench:
 // Fastify set up as this adapter once was, answering constants with no work behind them,
-// reached 66% to 81% of a bare node:http server on a list read; docs/contributing.md,
-// "Benchmarks of the simulator").
+// reached 81% to 86% of a bare node:http server sending the same answers on a list read;
+// docs/contributing.md, "Benchmarks of the simulator").
 import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { envelope, refuse, Refusal } from "../domain/refusal.ts";
